@@ -1,0 +1,33 @@
+# All dependencies come from Debian 12 packages (deploy/setup.sh installs them).
+# See ../shared/BUILD-NOTES.md for why each is found the way it is.
+
+find_package(Threads REQUIRED)
+find_package(absl CONFIG REQUIRED)
+find_package(SQLite3 REQUIRED)
+find_package(GTest CONFIG REQUIRED)
+find_package(benchmark CONFIG REQUIRED)
+find_package(Protobuf REQUIRED)
+find_package(gRPC CONFIG REQUIRED)
+find_package(nlohmann_json CONFIG REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+
+# LLVM: pin one version; several can be installed side by side.
+set(TUNEFORGE_LLVM_VERSION 19.1)  # Debian llvm-19-dev
+find_package(LLVM ${TUNEFORGE_LLVM_VERSION} CONFIG REQUIRED
+             PATHS /usr/lib/llvm-19/lib/cmake/llvm NO_DEFAULT_PATH)
+message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+# Not `llvm-config --cxxflags` whole: it would force -std=c++17 -fno-exceptions.
+add_library(tf_llvm INTERFACE)
+target_include_directories(tf_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+target_compile_definitions(tf_llvm INTERFACE ${LLVM_DEFINITIONS})
+target_link_libraries(tf_llvm INTERFACE LLVM)
+target_link_directories(tf_llvm INTERFACE ${LLVM_LIBRARY_DIRS})
+
+# XGBoost 1.7 ships no usable CMake config with only libxgboost-dev installed.
+find_path(XGBOOST_INCLUDE_DIR xgboost/c_api.h REQUIRED)
+find_library(XGBOOST_LIBRARY xgboost REQUIRED)
+
+# Benchmark peers (bench/ only).
+find_library(OPENBLAS_LIBRARY NAMES openblas PATHS /usr/lib/x86_64-linux-gnu/openblas-pthread)
+find_path(OPENBLAS_INCLUDE_DIR cblas.h PATHS /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas)
+find_package(dnnl CONFIG QUIET)

@@ -1,0 +1,56 @@
+// Lowered program -> machine code. CPU code goes through LLVM: the kernel is
+// emitted as a relocatable object (so it can be built on one machine and run
+// on another, or in a sandboxed runner process), and objects for the host can
+// be linked into this process and called.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/codegen/target.h"
+#include "common/lower/stmt.h"
+
+namespace tuneforge::codegen {
+
+struct CompileOptions {
+  int opt_level = 3;  // 0..3, LLVM's pipeline level
+};
+
+// A compiled kernel: an ELF relocatable object defining `symbol` with the ABI
+// `int32_t symbol(void** args)` (see lower::LoweredFunc).
+struct CompiledObject {
+  std::string symbol;
+  std::string object;  // bytes
+  std::string triple;
+  double compile_ms = 0;  // lowered IR -> object
+};
+
+absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, const Target& target,
+                                               const CompileOptions& options = {});
+// The optimized LLVM IR / assembly text, for inspection (`tuneforge show`).
+absl::StatusOr<std::string> EmitLLVMIR(const lower::LoweredFunc& func, const Target& target,
+                                       const CompileOptions& options = {});
+absl::StatusOr<std::string> EmitAssembly(const lower::LoweredFunc& func, const Target& target,
+                                         const CompileOptions& options = {});
+
+// A kernel linked into this process. Keeps its code alive.
+class LoadedKernel {
+ public:
+  using Fn = int32_t (*)(void** args);
+  virtual ~LoadedKernel() = default;
+  virtual Fn fn() const = 0;
+  int32_t operator()(void** args) const { return fn()(args); }
+};
+
+// Links a host object into this process (runtime symbols such as the thread
+// pool and libm resolve to this process). Errors: wrong triple, bad object,
+// missing symbol.
+absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadObject(const CompiledObject& object);
+
+// Convenience: compile for the host and load.
+absl::StatusOr<std::unique_ptr<LoadedKernel>> JitCompile(const lower::LoweredFunc& func,
+                                                         const CompileOptions& options = {});
+
+}  // namespace tuneforge::codegen

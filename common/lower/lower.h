@@ -1,0 +1,30 @@
+// State -> LoweredFunc: the loop nest a schedule describes, ready for code
+// generation. The passes run in the order listed in lower/pipeline.cc.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/lower/stmt.h"
+#include "common/schedule/state.h"
+
+namespace tuneforge::lower {
+
+struct LowerOptions {
+  // GPU bindings (blockIdx/threadIdx) are only valid for GPU code; CPU code
+  // generation rejects them. vthread is lowered as an unrolled loop.
+  bool gpu = false;
+  // Unroll loops annotated `unroll` (and auto_unroll_max_step nests) in the
+  // IR rather than leaving unroll hints to LLVM.
+  bool unroll = true;
+  // Turn `vectorize` loops into vector expressions (Ramp/Broadcast).
+  bool vectorize = true;
+  // Name of the kernel symbol.
+  std::string name = "kernel";
+};
+
+// Errors (an invalid placement, a GPU binding on CPU, ...) name the stage
+// and the problem.
+absl::StatusOr<LoweredFunc> Lower(const schedule::State& state, const LowerOptions& options = {});
+
+}  // namespace tuneforge::lower

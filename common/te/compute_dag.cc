@@ -1,0 +1,245 @@
+#include "common/te/compute_dag.h"
+
+#include <cstdio>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/overloaded.h"
+#include "common/te/expr_util.h"
+
+namespace tuneforge::te {
+namespace {
+
+// Tensors an expression reads, in order of first appearance.
+std::vector<Tensor> ReadTensors(const Expr& body) {
+  std::vector<Tensor> out;
+  absl::flat_hash_set<const TensorNode*> seen;
+  PostOrderVisit(body, [&](const Expr& e) {
+    if (const auto* r = e.as<TensorRead>())
+      if (seen.insert(r->tensor.get()).second) out.push_back(r->tensor);
+  });
+  return out;
+}
+
+bool IsExpensive(Intrinsic fn) {
+  switch (fn) {
+    case Intrinsic::kAbs: case Intrinsic::kFloor: case Intrinsic::kCeil: case Intrinsic::kRound:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// Floating-point operations per evaluation of the body (the combiner counts 1).
+double FlopsPerPoint(const Expr& body) {
+  double n = 0;
+  PostOrderVisit(body, [&](const Expr& e) {
+    if (const auto* b = e.as<Binary>()) {
+      if (b->a.dtype().is_float() && !IsComparison(b->op) && !IsLogical(b->op)) n += 1;
+    } else if (e.as<Call>()) {
+      n += 1;
+    } else if (e.as<Reduce>()) {
+      n += 1;
+    }
+  });
+  return n;
+}
+
+OpAnalysis Analyze(const Tensor& op) {
+  OpAnalysis a;
+  a.is_placeholder = op->is_placeholder();
+  if (a.is_placeholder) return a;
+  const Reduce* red = op->reduce();
+  a.has_reduction = red != nullptr;
+  bool all_reads_elementwise = true;
+  bool simple_indices = true;
+  int max_missing = 0;
+  PostOrderVisit(op->body, [&](const Expr& e) {
+    if (const auto* c = e.as<Call>(); c && IsExpensive(c->fn)) a.has_expensive_op = true;
+    const auto* r = e.as<TensorRead>();
+    if (!r) return;
+    // Elementwise: indices are exactly the op's axes in order.
+    bool same = r->indices.size() == op->axes.size() && r->tensor->shape == op->shape;
+    for (size_t d = 0; same && d < r->indices.size(); ++d) {
+      const auto* v = r->indices[d].as<VarRef>();
+      same = v && v->var == op->axes[d].var;
+    }
+    if (!same) all_reads_elementwise = false;
+    // Each index mentions at most one variable (A[i + 1, j], not A[i + j]).
+    for (const Expr& idx : r->indices) {
+      int vars = 0;
+      PostOrderVisit(idx, [&](const Expr& x) { vars += x.as<VarRef>() != nullptr; });
+      if (vars > 1) simple_indices = false;
+    }
+    int missing = 0;
+    for (const IterVar& ax : op->axes) {
+      bool used = false;
+      for (const Expr& idx : r->indices) used = used || UsesVar(idx, ax.var.get());
+      missing += !used;
+    }
+    max_missing = std::max(max_missing, missing);
+  });
+  a.is_elementwise = !a.has_reduction && all_reads_elementwise;
+  a.is_strictly_inlinable = !a.has_reduction && !a.has_expensive_op && simple_indices;
+  a.needs_multi_level_tiling = max_missing >= 2 || (max_missing >= 1 && a.has_reduction);
+  return a;
+}
+
+// Canonical text: ops numbered in order, variables numbered per op, no names.
+std::string Canonical(const std::vector<Tensor>& ops) {
+  absl::flat_hash_map<const TensorNode*, int> index;
+  std::string out;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Tensor& op = ops[i];
+    index[op.get()] = static_cast<int>(i);
+    absl::StrAppend(&out, "t", i, ":", ToString(op->dtype), "[", absl::StrJoin(op->shape, ","), "]");
+    if (op->is_placeholder()) {
+      absl::StrAppend(&out, "=input\n");
+      continue;
+    }
+    // Rename variables v0, v1, ... and tensors t<index> by rebuilding with
+    // fresh named copies, then printing.
+    VarMap rename;
+    int counter = 0;
+    for (const IterVar& ax : op->axes)
+      rename[ax.var.get()] = Expr(MakeVar(absl::StrCat("v", counter++)));
+    if (const Reduce* r = op->reduce())
+      for (const IterVar& ax : r->axes)
+        rename[ax.var.get()] = Expr(MakeVar(absl::StrCat("v", counter++)));
+    // Tensors are printed by their index: reads point at stand-ins named t<k>.
+    absl::flat_hash_map<const TensorNode*, Tensor> stand_in;
+    for (const Tensor& t : ReadTensors(op->body))
+      stand_in[t.get()] = Placeholder(absl::StrCat("t", index[t.get()]), t->shape, t->dtype);
+    Expr body = ReplaceReads(Substitute(op->body, rename), [&](const TensorRead& r, const Expr&) {
+      return MakeTensorRead(stand_in.at(r.tensor.get()), r.indices);
+    });
+    if (const Reduce* r = body.as<Reduce>()) {  // the axis list names variables too
+      std::vector<IterVar> axes = r->axes;
+      for (IterVar& ax : axes) ax.var = rename.at(ax.var.get()).as<VarRef>()->var;
+      body = MakeReduce(r->combiner, r->source, axes, r->condition);
+    }
+    std::string text = ToString(body);
+    absl::StrAppend(&out, "=", text, "\n");
+  }
+  return out;
+}
+
+uint64_t Fnv1a64(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+absl::StatusOr<ComputeDag> ComputeDag::Create(const std::vector<Tensor>& outputs) {
+  if (outputs.empty()) return absl::InvalidArgumentError("a ComputeDag needs at least one output");
+  ComputeDag dag;
+  absl::flat_hash_map<const TensorNode*, int> state;  // 1 = visiting, 2 = done
+  absl::flat_hash_map<std::string, const TensorNode*> names;
+  std::function<absl::Status(const Tensor&)> visit = [&](const Tensor& t) -> absl::Status {
+    auto it = state.find(t.get());
+    if (it != state.end()) {
+      if (it->second == 1)
+        return absl::InvalidArgumentError(absl::StrCat("tensor '", t->name, "' depends on itself"));
+      return absl::OkStatus();
+    }
+    state[t.get()] = 1;
+    if (t->is_compute())
+      for (const Tensor& in : ReadTensors(t->body)) {
+        absl::Status s = visit(in);
+        if (!s.ok()) return s;
+      }
+    state[t.get()] = 2;
+    auto [pos, inserted] = names.emplace(t->name, t.get());
+    if (!inserted)
+      return absl::InvalidArgumentError(
+          absl::StrCat("two different tensors are named '", t->name, "'; names must be unique"));
+    dag.ops_.push_back(t);
+    return absl::OkStatus();
+  };
+  for (const Tensor& out : outputs) {
+    absl::Status s = visit(out);
+    if (!s.ok()) return s;
+  }
+  // Analysis and producer/consumer edges.
+  absl::flat_hash_map<const TensorNode*, int> index;
+  for (int i = 0; i < dag.num_ops(); ++i) index[dag.ops_[i].get()] = i;
+  dag.analysis_.resize(dag.ops_.size());
+  for (int i = 0; i < dag.num_ops(); ++i) {
+    const Tensor& op = dag.ops_[i];
+    OpAnalysis a = Analyze(op);
+    if (op->is_compute()) {
+      for (const Tensor& in : ReadTensors(op->body)) {
+        int p = index.at(in.get());
+        a.producers.push_back(p);
+        dag.analysis_[p].consumers.push_back(i);
+      }
+      double points = static_cast<double>(op->num_elements());
+      if (const Reduce* r = op->reduce())
+        for (const IterVar& ax : r->axes) points *= static_cast<double>(ax.extent);
+      dag.flops_ += points * FlopsPerPoint(op->body);
+    }
+    a.consumers = std::move(dag.analysis_[i].consumers);
+    dag.analysis_[i] = std::move(a);
+  }
+  for (OpAnalysis& a : dag.analysis_) a.is_output = a.consumers.empty() && !a.is_placeholder;
+  dag.canonical_text_ = Canonical(dag.ops_);
+  return dag;
+}
+
+int ComputeDag::IndexOf(const TensorNode* op) const {
+  for (int i = 0; i < num_ops(); ++i)
+    if (ops_[i].get() == op) return i;
+  return -1;
+}
+
+std::vector<int> ComputeDag::InputOps() const {
+  std::vector<int> out;
+  for (int i = 0; i < num_ops(); ++i)
+    if (analysis_[i].is_placeholder) out.push_back(i);
+  return out;
+}
+
+std::vector<int> ComputeDag::OutputOps() const {
+  std::vector<int> out;
+  for (int i = 0; i < num_ops(); ++i)
+    if (analysis_[i].is_output) out.push_back(i);
+  return out;
+}
+
+std::vector<int> ComputeDag::ArgumentOps() const {
+  std::vector<int> out = InputOps();
+  for (int i : OutputOps()) out.push_back(i);
+  return out;
+}
+
+std::string ComputeDag::workload_key() const {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(Fnv1a64(canonical_text_)));
+  return buf;
+}
+
+std::string ComputeDag::ToString() const {
+  std::string out;
+  for (const Tensor& op : ops_) {
+    absl::StrAppend(&out, op->name, ": ", te::ToString(op->dtype), "[", absl::StrJoin(op->shape, ", "),
+                    "]");
+    if (op->is_placeholder()) {
+      absl::StrAppend(&out, " = placeholder\n");
+      continue;
+    }
+    std::string axes = absl::StrJoin(op->axes, ", ", [](std::string* o, const IterVar& a) {
+      o->append(a.var->name);
+    });
+    absl::StrAppend(&out, " = compute(", axes, ") ", te::ToString(op->body), "\n");
+  }
+  return out;
+}
+
+}  // namespace tuneforge::te
