@@ -29,9 +29,14 @@ struct IterNode {
 
 // parent = ((children[0] * extent(children[1]) + children[1]) * ... ) + children.back();
 // when product(child extents) > extent(parent) the tail is guarded.
+// The lengths the split step fixed stay in the children's extents; the one
+// remaining child (the outermost if inner_to_outer, else the innermost) gets
+// ceil(extent(parent) / product(fixed lengths)), recomputed when bound
+// inference changes the parent's extent.
 struct SplitRelation {
   int parent = 0;
   std::vector<int> children;  // outermost first
+  bool inner_to_outer = true;
 };
 // parents[k] = (child / product(extent(parents[k+1..]))) % extent(parents[k]).
 struct FuseRelation {
