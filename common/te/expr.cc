@@ -55,7 +55,7 @@ void Promote(Expr& a, Expr& b) {
   if (IsConst(a) && a.dtype().is_float() && !DType{s, 1}.is_float()) s = ta.scalar;
   if (IsConst(b) && b.dtype().is_float() && !DType{s, 1}.is_float()) s = tb.scalar;
   DType target{s, 1};
-  Expr ca = ConvertTo(a, target), cb = ConvertTo(b, target);
+  Expr ca = ConvertTo(a, target.with_lanes(ta.lanes)), cb = ConvertTo(b, target.with_lanes(tb.lanes));
   if (lanes > 1) {
     if (ca.dtype().lanes == 1) ca = MakeBroadcast(ca, lanes);
     if (cb.dtype().lanes == 1) cb = MakeBroadcast(cb, lanes);
@@ -173,7 +173,8 @@ Expr MakeCall(Intrinsic fn, std::vector<Expr> args) {
     t = args[0].dtype();
   }
   if (args.size() == 2) Promote(args[0], args[1]);
-  return Make(args[0].dtype(), Call{fn, std::move(args)});
+  t = args[0].dtype();  // read before the move below: argument order is unspecified
+  return Make(t, Call{fn, std::move(args)});
 }
 
 Expr MakeTensorRead(Tensor tensor, std::vector<Expr> indices) {

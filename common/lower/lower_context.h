@@ -1,0 +1,36 @@
+// Everything the loop-nest builder needs about a State, computed once:
+// loop variables, regions, inlined bodies, output buffers, attachments.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/lower/lower.h"
+#include "common/schedule/bound.h"
+#include "common/schedule/state.h"
+#include "common/te/buffer.h"
+
+namespace tuneforge::lower {
+
+struct LowerContext {
+  const schedule::State* state = nullptr;
+  LowerOptions options;
+  schedule::LoopVars vars;                // [stage][node], names unique in the program
+  std::vector<schedule::Region> regions;  // per stage
+  std::vector<te::Expr> bodies;           // effective (inlined) bodies
+  std::vector<te::Buffer> buffers;        // output buffer per non-inlined stage
+  std::vector<bool> is_argument;          // buffer is a kernel argument
+  std::vector<te::Buffer> arguments;      // kernel arguments in order
+  // Stages computed inside (stage, node), in stage order.
+  std::map<std::pair<int, int>, std::vector<int>> attached;
+  std::vector<int> root_stages;           // non-inlined compute stages at root, in order
+
+  const schedule::Stage& stage(int s) const { return state->stage(s); }
+};
+
+// Errors: GPU bindings on a CPU target, invalid placements.
+absl::StatusOr<LowerContext> MakeLowerContext(const schedule::State& state,
+                                              const LowerOptions& options);
+
+}  // namespace tuneforge::lower

@@ -1,0 +1,15 @@
+// Ansor's auto_unroll_max_step pragma: inside a stage's nest, every serial
+// loop whose total number of executed statements (its "step count") is at
+// most max_step is marked for unrolling. Vectorized loops count once: they
+// become single vector statements.
+#pragma once
+
+#include <cstdint>
+
+#include "common/lower/stmt.h"
+
+namespace tuneforge::lower {
+
+Stmt MarkAutoUnroll(const Stmt& nest, int64_t max_step);
+
+}  // namespace tuneforge::lower

@@ -1,0 +1,177 @@
+#include "common/lower/passes/build_loop_nest.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/lower/passes/auto_unroll.h"
+#include "common/schedule/node_values.h"
+#include "common/te/expr_util.h"
+#include "common/te/tensor.h"
+
+namespace tuneforge::lower {
+namespace {
+
+using schedule::IterAnnotation;
+using schedule::IterKind;
+using schedule::Stage;
+
+ForKind KindOf(IterAnnotation a) {
+  switch (a) {
+    case IterAnnotation::kNone: return ForKind::kSerial;
+    case IterAnnotation::kUnroll: return ForKind::kUnrolled;
+    case IterAnnotation::kVectorize: return ForKind::kVectorized;
+    case IterAnnotation::kParallel: return ForKind::kParallel;
+    case IterAnnotation::kVThread: return ForKind::kVThread;
+    case IterAnnotation::kBlockX: return ForKind::kBlockX;
+    case IterAnnotation::kBlockY: return ForKind::kBlockY;
+    case IterAnnotation::kBlockZ: return ForKind::kBlockZ;
+    case IterAnnotation::kThreadX: return ForKind::kThreadX;
+    case IterAnnotation::kThreadY: return ForKind::kThreadY;
+    case IterAnnotation::kThreadZ: return ForKind::kThreadZ;
+  }
+  return ForKind::kSerial;
+}
+
+Expr AllOf(const std::vector<Expr>& conds) {
+  Expr out;
+  for (const Expr& c : conds) out = out ? te::LogicalAnd(out, c) : c;
+  return out;
+}
+
+class NestBuilder {
+ public:
+  explicit NestBuilder(const LowerContext& ctx) : ctx_(ctx) {}
+
+  Stmt Build() {
+    std::vector<Stmt> parts;
+    for (int s : ctx_.root_stages) parts.push_back(StageNest(s));
+    Stmt body = MakeSeq(std::move(parts));
+    // Intermediate stages at root live for the whole kernel.
+    for (auto it = ctx_.root_stages.rbegin(); it != ctx_.root_stages.rend(); ++it)
+      if (!ctx_.is_argument[*it]) body = MakeAllocate(ctx_.buffers[*it], body);
+    return body;
+  }
+
+ private:
+  // Reads of other stages become loads of their buffers, relative to the
+  // start of the region the buffer holds.
+  Expr ReadsToLoads(const Expr& e) const {
+    return te::ReplaceReads(e, [&](const te::TensorRead& r, const Expr&) -> Expr {
+      int p = ctx_.state->dag()->IndexOf(r.tensor.get());
+      std::vector<Expr> idx = r.indices;
+      if (!ctx_.is_argument[p])
+        for (size_t d = 0; d < idx.size(); ++d) idx[d] = idx[d] - ctx_.regions[p].min[d];
+      return te::MakeBufferLoad(ctx_.buffers[p], std::move(idx), r.tensor->dtype);
+    });
+  }
+
+  // The statement computing one point of stage s, given the value of each
+  // leaf node. `init` writes the reduction's identity instead.
+  Stmt PointStatement(int s, const std::vector<Expr>& leaf_values, bool init) const {
+    const Stage& stage = ctx_.stage(s);
+    const te::TensorNode& op = *stage.op;
+    std::vector<Expr> values = schedule::NodeValues(stage, leaf_values);
+    std::vector<Expr> guards = schedule::SplitGuards(stage, values, init);
+    te::VarMap axis_map;
+    std::vector<Expr> index;
+    bool attached = std::holds_alternative<schedule::ComputeAtIter>(stage.location);
+    for (size_t d = 0; d < op.axes.size(); ++d) {
+      Expr coord = ctx_.regions[s].min[d] + values[d];
+      axis_map[op.axes[d].var.get()] = coord;
+      index.push_back(values[d]);
+      // An attached region may reach past the tensor at the edges.
+      if (attached) {
+        guards.push_back(coord < Expr(op.shape[d]));
+        guards.push_back(coord >= Expr(0));
+      }
+    }
+    const Expr& body = ctx_.bodies[s];
+    const te::Buffer& out = ctx_.buffers[s];
+    Stmt store;
+    if (const te::Reduce* red = body.as<te::Reduce>()) {
+      if (init) {
+        store = MakeStore(out, index, te::CombinerIdentity(red->combiner, op.dtype));
+      } else {
+        for (size_t r = 0; r < red->axes.size(); ++r)
+          axis_map[red->axes[r].var.get()] = values[op.axes.size() + r];
+        Expr source = ReadsToLoads(te::Substitute(red->source, axis_map));
+        Expr self = te::MakeBufferLoad(out, index, op.dtype);
+        store = MakeStore(out, index, te::CombinerApply(red->combiner, self, source));
+        if (red->condition)
+          guards.push_back(ReadsToLoads(te::Substitute(red->condition, axis_map)));
+      }
+    } else {
+      store = MakeStore(out, index, ReadsToLoads(te::Substitute(body, axis_map)));
+    }
+    Expr cond = AllOf(guards);
+    return cond ? MakeIf(cond, store) : store;
+  }
+
+  // Stages computed inside loop (s, node), each in its own buffer that
+  // lives for the rest of the loop body.
+  Stmt WithAttached(int s, int node, Stmt rest) {
+    auto it = ctx_.attached.find({s, node});
+    if (it == ctx_.attached.end()) return rest;
+    std::vector<Stmt> parts;
+    for (int a : it->second) parts.push_back(StageNest(a));
+    parts.push_back(rest);
+    Stmt body = MakeSeq(std::move(parts));
+    for (auto a = it->second.rbegin(); a != it->second.rend(); ++a)
+      body = MakeAllocate(ctx_.buffers[*a], body);
+    return body;
+  }
+
+  // Reduction init: loops over the spatial iterators inside the outermost
+  // reduction loop r0 (with their own variables), writing the identity.
+  Stmt InitNest(int s, int r0, std::vector<Expr> leaf_values) const {
+    const Stage& stage = ctx_.stage(s);
+    std::vector<std::pair<Var, int>> loops;  // (var, iterator index)
+    for (size_t i = r0; i < stage.iters.size(); ++i) {
+      const schedule::Iterator& it = stage.iters[i];
+      const schedule::IterNode& node = stage.nodes[it.node];
+      if (node.kind == IterKind::kReduce) {
+        leaf_values[it.node] = Expr(0);
+        continue;
+      }
+      Var v = te::MakeVar(absl::StrCat(ctx_.vars[s][it.node]->name, ".init"));
+      leaf_values[it.node] = Expr(v);
+      loops.emplace_back(v, static_cast<int>(i));
+    }
+    Stmt body = PointStatement(s, leaf_values, /*init=*/true);
+    for (auto l = loops.rbegin(); l != loops.rend(); ++l) {
+      const schedule::Iterator& it = stage.iters[l->second];
+      ForKind kind = KindOf(it.annotation);
+      if (kind == ForKind::kParallel) kind = ForKind::kSerial;  // already inside a parallel region
+      body = MakeFor(l->first, stage.nodes[it.node].extent, kind, body);
+    }
+    return body;
+  }
+
+  Stmt StageNest(int s) {
+    const Stage& stage = ctx_.stage(s);
+    int n = static_cast<int>(stage.iters.size());
+    std::vector<Expr> leaf_values(stage.nodes.size());
+    for (const schedule::Iterator& it : stage.iters) leaf_values[it.node] = Expr(ctx_.vars[s][it.node]);
+    int r0 = -1;
+    if (ctx_.bodies[s].as<te::Reduce>())
+      for (int i = 0; i < n && r0 < 0; ++i)
+        if (stage.iter_node(i).kind == IterKind::kReduce) r0 = i;
+    Stmt body = PointStatement(s, leaf_values, /*init=*/false);
+    for (int i = n - 1; i >= 0; --i) {
+      const schedule::Iterator& it = stage.iters[i];
+      body = WithAttached(s, it.node, body);
+      body = MakeFor(ctx_.vars[s][it.node], stage.nodes[it.node].extent, KindOf(it.annotation), body);
+      if (i == r0) body = MakeSeq({InitNest(s, r0, leaf_values), body});
+      if (i == 0 && stage.auto_unroll_max_step > 0)
+        body = MarkAutoUnroll(body, stage.auto_unroll_max_step);
+    }
+    if (n == 0) body = WithAttached(s, -1, body);
+    return body;
+  }
+
+  const LowerContext& ctx_;
+};
+
+}  // namespace
+
+absl::StatusOr<Stmt> BuildLoopNest(const LowerContext& ctx) { return NestBuilder(ctx).Build(); }
+
+}  // namespace tuneforge::lower

@@ -1,0 +1,73 @@
+#include "common/lower/passes/simplify_stmt.h"
+
+#include "common/lower/stmt_functor.h"
+#include "common/overloaded.h"
+#include "common/te/arith/simplify.h"
+
+namespace tuneforge::lower {
+namespace {
+
+using te::arith::VarBounds;
+
+class StmtSimplifier {
+ public:
+  Stmt Run(const Stmt& s) {
+    if (!s) return s;
+    return std::visit(
+        Overloaded{
+            [&](const For& n) -> Stmt {
+              if (n.extent == 1) {
+                te::VarMap zero{{n.var.get(), Expr(0)}};
+                return Run(SubstituteStmt(n.body, zero));
+              }
+              bounds_[n.var.get()] = {0, n.extent - 1};
+              Stmt body = Run(n.body);
+              bounds_.erase(n.var.get());
+              if (!body) return Stmt();
+              return body.same_as(n.body) ? s : MakeFor(n.var, n.extent, n.kind, body);
+            },
+            [&](const Store& n) -> Stmt {
+              return MapOwnExprs(s, [&](const Expr& e) { return Simp(e); });
+            },
+            [&](const Allocate& n) -> Stmt {
+              Stmt body = Run(n.body);
+              if (!body) return Stmt();
+              return body.same_as(n.body) ? s : MakeAllocate(n.buffer, body);
+            },
+            [&](const IfThenElse& n) -> Stmt {
+              Expr c = Simp(n.condition);
+              if (const int64_t* v = te::AsIntConst(c)) return Run(*v ? n.then_case : n.else_case);
+              Stmt t = Run(n.then_case), e = Run(n.else_case);
+              if (!t && !e) return Stmt();
+              if (!t) return MakeIf(te::LogicalNot(c), e);
+              return MakeIf(c, t, e);
+            },
+            [&](const Seq& n) -> Stmt {
+              std::vector<Stmt> out;
+              for (const Stmt& c : n.stmts) out.push_back(Run(c));
+              return MakeSeq(std::move(out));
+            },
+            [&](const LetStmt& n) -> Stmt {
+              Expr v = Simp(n.value);
+              if (std::optional<te::arith::IntInterval> b = te::arith::ConstBounds(v, bounds_))
+                bounds_[n.var.get()] = *b;
+              Stmt body = Run(n.body);
+              bounds_.erase(n.var.get());
+              if (!body) return Stmt();
+              return MakeLet(n.var, v, body);
+            },
+        },
+        s.get()->v);
+  }
+
+ private:
+  Expr Simp(const Expr& e) { return te::arith::Simplify(e, bounds_); }
+
+  VarBounds bounds_;
+};
+
+}  // namespace
+
+Stmt SimplifyStmt(const Stmt& body) { return StmtSimplifier().Run(body); }
+
+}  // namespace tuneforge::lower

@@ -1,0 +1,33 @@
+// The lowering pipeline: State -> LoweredFunc, as an ordered list of passes.
+#include "common/lower/lower.h"
+#include "common/lower/lower_context.h"
+#include "common/lower/passes/build_loop_nest.h"
+#include "common/lower/passes/flatten_buffers.h"
+#include "common/lower/passes/simplify_stmt.h"
+#include "common/lower/passes/unroll.h"
+#include "common/lower/passes/vectorize.h"
+
+namespace tuneforge::lower {
+
+absl::StatusOr<LoweredFunc> Lower(const schedule::State& state, const LowerOptions& options) {
+  absl::StatusOr<LowerContext> ctx = MakeLowerContext(state, options);
+  if (!ctx.ok()) return ctx.status();
+  absl::StatusOr<Stmt> nest = BuildLoopNest(*ctx);
+  if (!nest.ok()) return nest.status();
+  Stmt body = *nest;
+  // Flatten first: a vectorized variable then appears once in a flat index,
+  // and contiguity is just "coefficient 1".
+  body = FlattenBuffers(body);
+  // Simplify before vectorizing so indices are canonical sums (region
+  // offsets cancel, guards that always hold are gone).
+  body = SimplifyStmt(body);
+  if (options.vectorize) body = Vectorize(body);
+  // Unroll after vectorizing: an unrolled loop around a vectorized one
+  // copies vector statements, and each copy then simplifies to constant
+  // offsets.
+  if (options.unroll) body = Unroll(body);
+  body = SimplifyStmt(body);
+  return LoweredFunc{options.name, ctx->arguments, body};
+}
+
+}  // namespace tuneforge::lower

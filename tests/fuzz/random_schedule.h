@@ -1,0 +1,28 @@
+// Random schedules for the differential fuzz test: step sequences built by
+// proposing random steps of every kind against the current state and
+// keeping those the state accepts.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/schedule/state.h"
+
+namespace tuneforge::fuzz {
+
+inline constexpr int kNumStepKinds = std::variant_size_v<schedule::Step>;
+
+struct RandomScheduleStats {
+  std::array<int64_t, kNumStepKinds> proposed{};
+  std::array<int64_t, kNumStepKinds> accepted{};
+};
+
+// Proposes `attempts` random steps (CPU-runnable annotations only) and
+// returns the state with the accepted ones applied.
+schedule::State RandomSchedule(const te::ComputeDagPtr& dag, std::mt19937_64& rng, int attempts,
+                               RandomScheduleStats* stats);
+
+}  // namespace tuneforge::fuzz

@@ -1,0 +1,160 @@
+// Lowering: each schedule shape lowers to the loop nest it describes and
+// computes what the unscheduled program computes.
+#include "common/lower/lower.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/lower/printer.h"
+#include "tests/lower/lower_test_util.h"
+
+namespace tuneforge::lower {
+namespace {
+
+using schedule::IterAnnotation;
+using schedule::State;
+using testing::CheckAgainstReference;
+using testing::Dag;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+State Apply(const std::string& spec, const std::vector<schedule::Step>& steps) {
+  te::ComputeDagPtr dag = Dag(spec);
+  EXPECT_NE(dag, nullptr) << spec;
+  absl::StatusOr<State> s = State::Replay(dag, steps);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *s : State(dag);
+}
+
+std::string Printed(const State& s, const LowerOptions& options = {}) {
+  absl::StatusOr<LoweredFunc> f = Lower(s, options);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? ToString(*f) : "";
+}
+
+constexpr char kMatmul[] = "matmul:M=12,N=20,K=7";
+// Stage indices of matmul: 0 A, 1 B, 2 C; C's iterators i, j, k.
+
+TEST(LowerTest, NaiveMatmulIsThreeLoopsWithInit) {
+  State s = Apply(kMatmul, {});
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("for (i, 0, 12)"));
+  EXPECT_THAT(text, HasSubstr("for (j, 0, 20)"));
+  EXPECT_THAT(text, HasSubstr("for (k, 0, 7)"));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, DivisibleTilingMatches) {
+  State s = Apply(kMatmul, {
+                               schedule::SplitStep{2, 0, {4}, true},   // i -> i.0 i.1
+                               schedule::SplitStep{2, 2, {5}, true},   // j -> j.0 j.1
+                               schedule::ReorderStep{2, {0, 2, 4, 1, 3}},
+                           });
+  std::string text = Printed(s);
+  EXPECT_THAT(text, Not(HasSubstr("if (")));  // divisible: no guard
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, NonDivisibleSplitIsGuarded) {
+  State s = Apply(kMatmul, {schedule::SplitStep{2, 0, {5}, true}, schedule::SplitStep{2, 3, {3}, true}});
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("if ("));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, VectorizedInnerLoopBecomesRamps) {
+  State s = Apply(kMatmul, {
+                               schedule::SplitStep{2, 1, {4}, true},  // j -> j.0 j.1
+                               schedule::ReorderStep{2, {0, 1, 3, 2}},  // i j.0 k j.1
+                               schedule::AnnotationStep{2, 3, IterAnnotation::kVectorize},
+                           });
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("ramp("));
+  EXPECT_THAT(text, Not(HasSubstr("j.1, 0, 4")));  // the loop is gone
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, UnrollCopiesTheBody) {
+  State s = Apply(kMatmul, {schedule::SplitStep{2, 0, {3}, true},
+                            schedule::AnnotationStep{2, 1, IterAnnotation::kUnroll}});
+  std::string text = Printed(s);
+  EXPECT_THAT(text, Not(HasSubstr("i.1")));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+  LowerOptions keep;
+  keep.unroll = false;
+  EXPECT_THAT(Printed(s, keep), HasSubstr("unrolled (i.1, 0, 3)"));
+}
+
+TEST(LowerTest, ParallelFusedOuterLoops) {
+  State s = Apply(kMatmul, {schedule::FuseStep{2, {0, 1}},
+                            schedule::AnnotationStep{2, 0, IterAnnotation::kParallel}});
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("parallel (i@j, 0, 240)"));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, FuseThenSplitNonDivisible) {
+  State s = Apply(kMatmul, {schedule::FuseStep{2, {0, 1}}, schedule::SplitStep{2, 0, {7}, true}});
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, CacheWriteComputedAtTileAllocatesTheTile) {
+  // C.local computes a 4 x 5 tile inside C's j.0 loop.
+  State s = Apply(kMatmul, {
+                               schedule::CacheWriteStep{2, "local"},  // 2 C.local, 3 C
+                               schedule::SplitStep{3, 0, {4}, true},
+                               schedule::SplitStep{3, 2, {5}, true},
+                               schedule::ReorderStep{3, {0, 2, 1, 3}},
+                               schedule::ComputeAtStep{2, 3, 1},
+                           });
+  EXPECT_EQ(s.stage(2).nodes[0].extent, 4);
+  EXPECT_EQ(s.stage(2).nodes[1].extent, 5);
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("allocate C.local[float32 * 4 * 5]"));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, CacheWriteAtNonDivisibleTileIsGuarded) {
+  State s = Apply(kMatmul, {
+                               schedule::CacheWriteStep{2, "local"},
+                               schedule::SplitStep{3, 0, {5}, true},
+                               schedule::SplitStep{3, 2, {6}, true},
+                               schedule::ReorderStep{3, {0, 2, 1, 3}},
+                               schedule::ComputeAtStep{2, 3, 1},
+                           });
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, RfactorMatches) {
+  State s = Apply(kMatmul, {schedule::SplitStep{2, 2, {3}, true},  // k -> k.0 k.1
+                            schedule::RfactorStep{2, 3, 2}});
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, ConvWithInlinedPadding) {
+  State s = Apply("conv2d:N=1,C=3,H=6,W=6,K=4,R=3,S=3,pad=1", {});
+  int pad = s.StageIndex("pad");
+  ASSERT_GE(pad, 0) << s.ToString();
+  ASSERT_TRUE(s.Apply(schedule::ComputeInlineStep{pad}).ok());
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, ConvWithPaddingComputedAtOutputRow) {
+  State s = Apply("conv2d:N=1,C=3,H=6,W=6,K=4,R=3,S=3,pad=1,stride=2", {});
+  int pad = s.StageIndex("pad");
+  int conv = s.num_stages() - 1;
+  ASSERT_GE(pad, 0) << s.ToString();
+  ASSERT_TRUE(s.Apply(schedule::ComputeAtStep{pad, conv, 2}).ok()) << s.ToString();
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(LowerTest, GpuBindingOnCpuIsAnError) {
+  State s = Apply(kMatmul, {schedule::AnnotationStep{2, 0, IterAnnotation::kBlockX}});
+  absl::StatusOr<LoweredFunc> f = Lower(s);
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(), HasSubstr("blockIdx.x"));
+  EXPECT_THAT(f.status().message(), HasSubstr("GPU"));
+}
+
+}  // namespace
+}  // namespace tuneforge::lower
