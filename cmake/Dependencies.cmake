@@ -28,6 +28,6 @@ find_path(XGBOOST_INCLUDE_DIR xgboost/c_api.h REQUIRED)
 find_library(XGBOOST_LIBRARY xgboost REQUIRED)
 
 # Benchmark peers (bench/ only).
-find_library(OPENBLAS_LIBRARY NAMES openblas PATHS /usr/lib/x86_64-linux-gnu/openblas-pthread)
+find_library(OPENBLAS_LIBRARY REQUIRED NAMES openblas PATHS /usr/lib/x86_64-linux-gnu/openblas-pthread)
 find_path(OPENBLAS_INCLUDE_DIR cblas.h PATHS /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas)
-find_package(dnnl CONFIG QUIET)
+find_package(dnnl CONFIG REQUIRED)

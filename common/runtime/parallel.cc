@@ -13,10 +13,21 @@
 namespace tuneforge::runtime {
 namespace {
 
+// One parallel loop: [0, n) split into `chunks` contiguous ranges.
+struct Job {
+  tuneforge_parallel_task task = nullptr;
+  void* closure = nullptr;
+  int64_t n = 0;
+  int chunks = 0;
+};
+
 // A fixed pool of worker threads; the caller of a parallel loop works too.
-// Workers wait on a generation counter, take one chunk each by index, and
-// the caller waits until all chunks are done. Parallel loops are short and
-// frequent (one per kernel run), so threads persist between calls.
+// Each loop gets a generation number; workers copy the job under the lock
+// and claim chunks from a counter that carries the generation, so a worker
+// that wakes late (preempted on a busy machine) can never claim a chunk of a
+// later loop with the parameters of an earlier one. The caller waits until
+// all chunks are done. Threads persist between calls (one loop per kernel
+// run, thousands of runs).
 class ThreadPool {
  public:
   static ThreadPool& Get() {
@@ -27,50 +38,83 @@ class ThreadPool {
   void SetNumThreads(int n) {
     std::lock_guard<std::mutex> run_lock(run_mu_);
     n = std::max(1, n);
-    if (n == num_threads_) return;
+    if (n == num_threads_.load()) return;
     StopWorkers();
-    num_threads_ = n;
+    num_threads_.store(n);
     StartWorkers();
   }
-  int num_threads() const { return num_threads_; }
+  int num_threads() const { return num_threads_.load(); }
 
   int32_t Run(int64_t n, tuneforge_parallel_task task, void* closure) {
     if (n <= 0) return 0;
-    if (in_task_ || num_threads_ == 1 || n == 1) return task(0, n, closure);
+    if (in_task_ || n == 1 || num_threads_.load() == 1) return RunInline(n, task, closure);
     std::lock_guard<std::mutex> run_lock(run_mu_);  // one parallel loop at a time
-    int chunks = static_cast<int>(std::min<int64_t>(n, num_threads_));
+    Job job{task, closure, n, static_cast<int>(std::min<int64_t>(n, num_threads_.load()))};
+    uint32_t generation;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      task_ = task;
-      closure_ = closure;
-      n_ = n;
-      chunks_ = chunks;
-      next_chunk_.store(1);  // chunk 0 is the caller's
-      pending_ = chunks;
+      job_ = job;
+      pending_ = job.chunks;
       result_.store(0);
-      ++generation_;
+      participants_.store(1);  // the caller
+      generation = ++generation_;
+      next_chunk_.store(Pack(generation, 1));  // chunk 0 is the caller's
     }
     cv_.notify_all();
-    RunChunk(0);
+    RunChunk(job, 0);
     // Help with chunks no worker has taken yet, then wait for the rest.
-    for (int c; (c = next_chunk_.fetch_add(1)) < chunks;) RunChunk(c);
+    for (int c; TakeChunk(generation, job.chunks, &c);) RunChunk(job, c);
     std::unique_lock<std::mutex> lock(mu_);
     done_cv_.wait(lock, [&] { return pending_ == 0; });
+    last_participants_ = participants_.load();
     return result_.load();
+  }
+
+  int last_participants() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_participants_;
   }
 
  private:
   ThreadPool() {
     int n = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
     if (const char* env = std::getenv("TUNEFORGE_NUM_THREADS")) n = std::atoi(env);
-    num_threads_ = std::max(1, n);
+    num_threads_.store(std::max(1, n));
     StartWorkers();
   }
 
-  void RunChunk(int c) {
-    int64_t begin = n_ * c / chunks_, end = n_ * (c + 1) / chunks_;
+  static uint64_t Pack(uint32_t generation, uint32_t chunk) {
+    return (static_cast<uint64_t>(generation) << 32) | chunk;
+  }
+
+  // Claims the next chunk of loop `generation`; false when none is left or
+  // a newer loop has started.
+  bool TakeChunk(uint32_t generation, int chunks, int* chunk) {
+    uint64_t current = next_chunk_.load();
+    for (;;) {
+      if (static_cast<uint32_t>(current >> 32) != generation) return false;
+      uint32_t index = static_cast<uint32_t>(current);
+      if (index >= static_cast<uint32_t>(chunks)) return false;
+      if (next_chunk_.compare_exchange_weak(current, current + 1)) {
+        *chunk = static_cast<int>(index);
+        return true;
+      }
+    }
+  }
+
+  // Nested loops (and single-thread pools) run on the calling thread.
+  static int32_t RunInline(int64_t n, tuneforge_parallel_task task, void* closure) {
+    bool outer = in_task_;
     in_task_ = true;
-    int32_t r = begin < end ? task_(begin, end, closure_) : 0;
+    int32_t r = task(0, n, closure);
+    in_task_ = outer;
+    return r;
+  }
+
+  void RunChunk(const Job& job, int c) {
+    int64_t begin = job.n * c / job.chunks, end = job.n * (c + 1) / job.chunks;
+    in_task_ = true;
+    int32_t r = begin < end ? job.task(begin, end, job.closure) : 0;
     in_task_ = false;
     if (r != 0) {
       int32_t expected = 0;
@@ -81,21 +125,34 @@ class ThreadPool {
   }
 
   void WorkerLoop() {
-    uint64_t seen = 0;
+    uint32_t seen = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      seen = generation_;  // a new worker does not join a loop already running
+    }
     for (;;) {
+      Job job;
       {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
         if (stop_) return;
         seen = generation_;
+        job = job_;
       }
-      for (int c; (c = next_chunk_.fetch_add(1)) < chunks_;) RunChunk(c);
+      bool counted = false;
+      for (int c; TakeChunk(seen, job.chunks, &c);) {
+        // Counted before the chunk runs, so the caller sees it once all
+        // chunks are done.
+        if (!counted) participants_.fetch_add(1);
+        counted = true;
+        RunChunk(job, c);
+      }
     }
   }
 
   void StartWorkers() {
     stop_ = false;
-    for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+    for (int i = 1; i < num_threads_.load(); ++i) workers_.emplace_back([this] { WorkerLoop(); });
   }
   void StopWorkers() {
     {
@@ -107,20 +164,19 @@ class ThreadPool {
     workers_.clear();
   }
 
-  std::mutex run_mu_;
-  std::mutex mu_;
+  std::mutex run_mu_;  // held for a whole parallel loop
+  std::mutex mu_;      // guards the fields below that are not atomic
   std::condition_variable cv_, done_cv_;
   std::vector<std::thread> workers_;
-  int num_threads_ = 1;
+  std::atomic<int> num_threads_{1};
   bool stop_ = false;
-  uint64_t generation_ = 0;
-  tuneforge_parallel_task task_ = nullptr;
-  void* closure_ = nullptr;
-  int64_t n_ = 0;
-  int chunks_ = 0;
-  std::atomic<int> next_chunk_{0};
+  uint32_t generation_ = 0;
+  Job job_;
   int pending_ = 0;
+  std::atomic<uint64_t> next_chunk_{0};  // Pack(generation, next chunk index)
   std::atomic<int32_t> result_{0};
+  std::atomic<int> participants_{0};
+  int last_participants_ = 0;
   static thread_local bool in_task_;
 };
 
@@ -130,6 +186,7 @@ thread_local bool ThreadPool::in_task_ = false;
 
 void SetNumThreads(int n) { ThreadPool::Get().SetNumThreads(n); }
 int NumThreads() { return ThreadPool::Get().num_threads(); }
+int ThreadsUsedByLastParallelFor() { return ThreadPool::Get().last_participants(); }
 
 }  // namespace tuneforge::runtime
 

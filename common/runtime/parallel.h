@@ -21,5 +21,9 @@ namespace tuneforge::runtime {
 // Threads parallel loops use (default: the number of online cores).
 void SetNumThreads(int n);
 int NumThreads();
+// How many threads (the caller included) ran chunks of the most recent
+// parallel loop that used the pool: shows whether a kernel really ran in
+// parallel. 0 before the first such loop.
+int ThreadsUsedByLastParallelFor();
 
 }  // namespace tuneforge::runtime

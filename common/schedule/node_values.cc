@@ -1,5 +1,7 @@
 #include "common/schedule/node_values.h"
 
+#include <algorithm>
+
 #include "common/overloaded.h"
 
 namespace tuneforge::schedule {
@@ -52,12 +54,16 @@ void RecomputeDerivedExtents(Stage* stage) {
   for (const IterRelation& rel : stage->relations) {
     std::visit(Overloaded{
                    [&](const SplitRelation& s) {
-                     size_t rest = s.inner_to_outer ? 0 : s.children.size() - 1;
-                     int64_t fixed = 1;
-                     for (size_t c = 0; c < s.children.size(); ++c)
-                       if (c != rest) fixed *= stage->nodes[s.children[c]].extent;
-                     int64_t parent = stage->nodes[s.parent].extent;
-                     stage->nodes[s.children[rest]].extent = (parent + fixed - 1) / fixed;
+                     int n = static_cast<int>(s.children.size());
+                     int64_t rest = stage->nodes[s.parent].extent;
+                     // Children in the order the lengths peel them off.
+                     for (int k = 0; k + 1 < n; ++k) {
+                       int child = s.inner_to_outer ? n - 1 - k : k;
+                       int64_t length = s.inner_to_outer ? s.lengths[n - 2 - k] : s.lengths[k];
+                       stage->nodes[s.children[child]].extent = std::min(length, rest);
+                       rest = (rest + length - 1) / length;
+                     }
+                     stage->nodes[s.children[s.inner_to_outer ? 0 : n - 1]].extent = rest;
                    },
                    [&](const FuseRelation& f) {
                      int64_t product = 1;

@@ -29,14 +29,20 @@ struct IterNode {
 
 // parent = ((children[0] * extent(children[1]) + children[1]) * ... ) + children.back();
 // when product(child extents) > extent(parent) the tail is guarded.
-// The lengths the split step fixed stay in the children's extents; the one
-// remaining child (the outermost if inner_to_outer, else the innermost) gets
-// ceil(extent(parent) / product(fixed lengths)), recomputed when bound
-// inference changes the parent's extent.
+// Child extents follow the step's lengths, as te's chain of two-way splits:
+// inner_to_outer, from the innermost child out, child = min(length, rest)
+// and rest = ceil(rest / length), the outermost child taking the final rest
+// (mirrored for outer lengths). A length larger than what is left is
+// clamped, so a stage computed at a small tile gets loops of extent 1, not
+// guarded tails. Bound inference recomputes them when the parent changes.
 struct SplitRelation {
   int parent = 0;
   std::vector<int> children;  // outermost first
   bool inner_to_outer = true;
+  // The lengths of the split step as given (children.size() - 1 of them, in
+  // the step's order), so bound inference can recompute the children from
+  // them even after clamping a child to a smaller parent (as te does).
+  std::vector<int64_t> lengths;
 };
 // parents[k] = (child / product(extent(parents[k+1..]))) % extent(parents[k]).
 struct FuseRelation {
@@ -107,7 +113,8 @@ class State {
   // Index of the stage whose op is named `name`, or -1.
   int StageIndex(const std::string& name) const;
 
-  // Stable hash of the steps (equal step lists, equal hash).
+  // Stable hash of the steps (equal step lists, equal hash): FNV-1a of their
+  // canonical text (StepToString), the same in every process and build.
   uint64_t Hash() const;
   // Stages with their iterators (index, name, extent, kind, annotation) and
   // compute locations: what a schedule author needs to write the next step.
@@ -118,6 +125,9 @@ class State {
   void set_dag(te::ComputeDagPtr dag) { dag_ = std::move(dag); }
 
  private:
+  // Apply without the copy that keeps *this unchanged on error (Replay).
+  absl::Status ApplyInPlace(const Step& step);
+
   te::ComputeDagPtr original_dag_;
   te::ComputeDagPtr dag_;
   std::vector<Stage> stages_;

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -16,9 +18,11 @@ namespace tuneforge::schedule {
 
 enum class IterAnnotation : uint8_t {
   kNone, kUnroll, kVectorize, kParallel, kVThread,
-  kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ,
+  kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ,  // kThreadZ stays last
 };
 const char* AnnotationName(IterAnnotation a);  // "none", "unroll", ..., "blockIdx.x", "threadIdx.z"
+// The annotation AnnotationName prints as `name`, or nullopt.
+std::optional<IterAnnotation> ParseAnnotation(std::string_view name);
 bool IsGpuBinding(IterAnnotation a);            // vthread, blockIdx.*, threadIdx.*
 
 // Split iterator `iter` into lengths.size()+1 iterators.
@@ -128,5 +132,9 @@ using Step = std::variant<SplitStep, FollowSplitStep, FollowFusedSplitStep, Reor
 const char* StepKindName(const Step& step);
 // The stage a step edits (its first field).
 int StepStage(const Step& step);
+// Canonical one-line text of a step, every field named:
+// split(stage=2, iter=0, lengths=[32, 4], inner_to_outer=true). State::Hash
+// hashes it, so it must not change for an existing step.
+std::string StepToString(const Step& step);
 
 }  // namespace tuneforge::schedule

@@ -32,18 +32,23 @@ bool IsExpensive(Intrinsic fn) {
   }
 }
 
-// Floating-point operations per evaluation of the body (the combiner counts 1).
-double FlopsPerPoint(const Expr& body) {
+// Arithmetic operations per evaluation of the body, the combiner counting 1.
+// Every value operation counts, on floats or integers (an int32 matmul does
+// 2*M*N*K operations too); index arithmetic inside reads and the conditions
+// of select and of reductions are addressing, not computation, and do not.
+// A select costs its dearer branch: one of them is evaluated per point.
+double FlopsPerPoint(const Expr& e) {
+  if (e.as<TensorRead>()) return 0;
+  if (const auto* s = e.as<Select>())
+    return std::max(FlopsPerPoint(s->true_value), FlopsPerPoint(s->false_value));
+  if (const auto* r = e.as<Reduce>()) return 1 + FlopsPerPoint(r->source);
   double n = 0;
-  PostOrderVisit(body, [&](const Expr& e) {
-    if (const auto* b = e.as<Binary>()) {
-      if (b->a.dtype().is_float() && !IsComparison(b->op) && !IsLogical(b->op)) n += 1;
-    } else if (e.as<Call>()) {
-      n += 1;
-    } else if (e.as<Reduce>()) {
-      n += 1;
-    }
-  });
+  if (const auto* b = e.as<Binary>()) {
+    if (!IsComparison(b->op) && !IsLogical(b->op)) n += 1;
+  } else if (e.as<Call>()) {
+    n += 1;
+  }
+  ForEachChild(e, [&](const Expr& c) { n += FlopsPerPoint(c); });
   return n;
 }
 
@@ -55,7 +60,7 @@ OpAnalysis Analyze(const Tensor& op) {
   a.has_reduction = red != nullptr;
   bool all_reads_elementwise = true;
   bool simple_indices = true;
-  int max_missing = 0;
+  absl::flat_hash_map<const TensorNode*, absl::flat_hash_set<const VarNode*>> vars_of_input;
   PostOrderVisit(op->body, [&](const Expr& e) {
     if (const auto* c = e.as<Call>(); c && IsExpensive(c->fn)) a.has_expensive_op = true;
     const auto* r = e.as<TensorRead>();
@@ -73,17 +78,27 @@ OpAnalysis Analyze(const Tensor& op) {
       PostOrderVisit(idx, [&](const Expr& x) { vars += x.as<VarRef>() != nullptr; });
       if (vars > 1) simple_indices = false;
     }
-    int missing = 0;
-    for (const IterVar& ax : op->axes) {
-      bool used = false;
-      for (const Expr& idx : r->indices) used = used || UsesVar(idx, ax.var.get());
-      missing += !used;
-    }
-    max_missing = std::max(max_missing, missing);
+    for (const Expr& idx : r->indices)
+      PostOrderVisit(idx, [&](const Expr& x) {
+        if (const auto* v = x.as<VarRef>()) vars_of_input[r->tensor.get()].insert(v->var.get());
+      });
   });
+  // Data reuse (Ansor's rule): an input that does not depend on some axis of
+  // extent > 1 is read again along that axis. Two such inputs (A[i, k] and
+  // B[k, j] of a matmul), or one in a reduction, make tiling pay off; a single
+  // broadcast input of an elementwise op (a bias) does not. Axes of extent 1
+  // give no reuse: a [1]-shaped reduction (a norm) reads its input once.
+  int inputs_missing_an_axis = 0;
+  for (const auto& [input, vars] : vars_of_input)
+    for (const IterVar& ax : op->axes)
+      if (ax.extent > 1 && !vars.contains(ax.var.get())) {
+        ++inputs_missing_an_axis;
+        break;
+      }
   a.is_elementwise = !a.has_reduction && all_reads_elementwise;
   a.is_strictly_inlinable = !a.has_reduction && !a.has_expensive_op && simple_indices;
-  a.needs_multi_level_tiling = max_missing >= 2 || (max_missing >= 1 && a.has_reduction);
+  a.needs_multi_level_tiling =
+      inputs_missing_an_axis >= 2 || (inputs_missing_an_axis >= 1 && a.has_reduction);
   return a;
 }
 
@@ -167,6 +182,34 @@ absl::StatusOr<ComputeDag> ComputeDag::Create(const std::vector<Tensor>& outputs
     absl::Status s = visit(out);
     if (!s.ok()) return s;
   }
+  dag.AnalyzeOps();
+  return dag;
+}
+
+absl::StatusOr<ComputeDag> ComputeDag::CreateFromOps(std::vector<Tensor> ops) {
+  if (ops.empty()) return absl::InvalidArgumentError("a ComputeDag needs at least one op");
+  absl::flat_hash_set<const TensorNode*> earlier;
+  absl::flat_hash_set<std::string> names;
+  for (const Tensor& op : ops) {
+    if (!names.insert(op->name).second)
+      return absl::InvalidArgumentError(
+          absl::StrCat("two different tensors are named '", op->name, "'; names must be unique"));
+    if (op->is_compute())
+      for (const Tensor& in : ReadTensors(op->body))
+        if (!earlier.contains(in.get()))
+          return absl::InvalidArgumentError(absl::StrCat(
+              "op '", op->name, "' reads '", in->name,
+              "', which is not listed before it; list ops in topological order"));
+    earlier.insert(op.get());
+  }
+  ComputeDag dag;
+  dag.ops_ = std::move(ops);
+  dag.AnalyzeOps();
+  return dag;
+}
+
+void ComputeDag::AnalyzeOps() {
+  ComputeDag& dag = *this;
   // Analysis and producer/consumer edges.
   absl::flat_hash_map<const TensorNode*, int> index;
   for (int i = 0; i < dag.num_ops(); ++i) index[dag.ops_[i].get()] = i;
@@ -190,7 +233,6 @@ absl::StatusOr<ComputeDag> ComputeDag::Create(const std::vector<Tensor>& outputs
   }
   for (OpAnalysis& a : dag.analysis_) a.is_output = a.consumers.empty() && !a.is_placeholder;
   dag.canonical_text_ = Canonical(dag.ops_);
-  return dag;
 }
 
 int ComputeDag::IndexOf(const TensorNode* op) const {
@@ -211,6 +253,24 @@ std::vector<int> ComputeDag::OutputOps() const {
   for (int i = 0; i < num_ops(); ++i)
     if (analysis_[i].is_output) out.push_back(i);
   return out;
+}
+
+bool ComputeDag::ReadsElementwise(int consumer, int producer) const {
+  if (consumer < 0 || consumer >= num_ops() || producer < 0 || producer >= num_ops()) return false;
+  const Tensor& op = ops_[consumer];
+  const TensorNode* source = ops_[producer].get();
+  if (!op->is_compute() || op->shape != source->shape) return false;
+  bool found = false, all_match = true;
+  PostOrderVisit(op->body, [&](const Expr& e) {
+    const auto* r = e.as<TensorRead>();
+    if (!r || r->tensor.get() != source) return;
+    found = true;
+    for (size_t d = 0; d < r->indices.size(); ++d) {
+      const auto* v = r->indices[d].as<VarRef>();
+      if (!v || v->var != op->axes[d].var) all_match = false;
+    }
+  });
+  return found && all_match;
 }
 
 std::vector<int> ComputeDag::ArgumentOps() const {

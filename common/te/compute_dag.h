@@ -21,8 +21,9 @@ struct OpAnalysis {
   // single-axis indices, and calls no expensive intrinsic: safe and cheap to
   // inline into every consumer (Ansor's "always inline" rule).
   bool is_strictly_inlinable = false;
-  // A reduction with data reuse: some input is read without depending on a
-  // spatial axis, so tiling pays off (Ansor's multi-level tiling rule).
+  // Data reuse worth tiling for (Ansor's multi-level tiling rule): a
+  // reduction with an input that does not depend on some spatial axis of
+  // extent > 1, or any op with two such inputs (an outer product).
   bool needs_multi_level_tiling = false;
   bool has_expensive_op = false;   // exp, log, tanh, ...
   std::vector<int> producers;      // op indices this op reads
@@ -34,6 +35,11 @@ class ComputeDag {
   // Collects every op reachable from `outputs` and orders them: each op comes
   // after all ops it reads (depth-first, inputs in order of first use).
   static absl::StatusOr<ComputeDag> Create(const std::vector<Tensor>& outputs);
+  // Keeps the given op order, which must be topological (every op after the
+  // ops it reads, all of them listed) with unique names. Schedule steps that
+  // insert stages (cache_read, cache_write, rfactor) need the new op at a
+  // fixed index, which the depth-first order of Create does not promise.
+  static absl::StatusOr<ComputeDag> CreateFromOps(std::vector<Tensor> ops);
 
   const std::vector<Tensor>& ops() const { return ops_; }
   int num_ops() const { return static_cast<int>(ops_.size()); }
@@ -45,6 +51,11 @@ class ComputeDag {
   std::vector<int> ArgumentOps() const;
   std::vector<int> InputOps() const;
   std::vector<int> OutputOps() const;
+  // True when `consumer` reads `producer` (at least once) and every such read
+  // uses exactly the consumer's axes in order, with equal shapes (Ansor's
+  // ElementWiseMatch): the consumer can be fused into the producer's tiles.
+  // The consumer's other inputs (a broadcast bias) do not matter.
+  bool ReadsElementwise(int consumer, int producer) const;
 
   // Floating-point operations of one run (a multiply-add counts 2).
   double flops() const { return flops_; }
@@ -57,6 +68,9 @@ class ComputeDag {
   std::string ToString() const;
 
  private:
+  // Fills analysis_, flops_ and canonical_text_ from ops_.
+  void AnalyzeOps();
+
   std::vector<Tensor> ops_;
   std::vector<OpAnalysis> analysis_;
   double flops_ = 0;

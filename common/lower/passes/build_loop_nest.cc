@@ -13,13 +13,15 @@ using schedule::IterAnnotation;
 using schedule::IterKind;
 using schedule::Stage;
 
-ForKind KindOf(IterAnnotation a) {
+// vthread interleaves virtual threads on a GPU; on a CPU its iterations
+// simply run in order.
+ForKind KindOf(IterAnnotation a, bool gpu) {
   switch (a) {
     case IterAnnotation::kNone: return ForKind::kSerial;
     case IterAnnotation::kUnroll: return ForKind::kUnrolled;
     case IterAnnotation::kVectorize: return ForKind::kVectorized;
     case IterAnnotation::kParallel: return ForKind::kParallel;
-    case IterAnnotation::kVThread: return ForKind::kVThread;
+    case IterAnnotation::kVThread: return gpu ? ForKind::kVThread : ForKind::kSerial;
     case IterAnnotation::kBlockX: return ForKind::kBlockX;
     case IterAnnotation::kBlockY: return ForKind::kBlockY;
     case IterAnnotation::kBlockZ: return ForKind::kBlockZ;
@@ -138,7 +140,7 @@ class NestBuilder {
     Stmt body = PointStatement(s, leaf_values, /*init=*/true);
     for (auto l = loops.rbegin(); l != loops.rend(); ++l) {
       const schedule::Iterator& it = stage.iters[l->second];
-      ForKind kind = KindOf(it.annotation);
+      ForKind kind = KindOf(it.annotation, ctx_.options.gpu);
       if (kind == ForKind::kParallel) kind = ForKind::kSerial;  // already inside a parallel region
       body = MakeFor(l->first, stage.nodes[it.node].extent, kind, body);
     }
@@ -158,7 +160,7 @@ class NestBuilder {
     for (int i = n - 1; i >= 0; --i) {
       const schedule::Iterator& it = stage.iters[i];
       body = WithAttached(s, it.node, body);
-      body = MakeFor(ctx_.vars[s][it.node], stage.nodes[it.node].extent, KindOf(it.annotation), body);
+      body = MakeFor(ctx_.vars[s][it.node], stage.nodes[it.node].extent, KindOf(it.annotation, ctx_.options.gpu), body);
       if (i == r0) body = MakeSeq({InitNest(s, r0, leaf_values), body});
       if (i == 0 && stage.auto_unroll_max_step > 0)
         body = MarkAutoUnroll(body, stage.auto_unroll_max_step);

@@ -1,0 +1,30 @@
+// The workload a command works on: a spec ("matmul:M=64,N=64,K=64"), a
+// compute-definition file (--def FILE), or the workload a schedule file
+// names. A schedule must belong to the workload it is used with.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/schedule/schedule.h"
+#include "common/te/workload.h"
+
+namespace tuneforge::cli {
+
+struct WorkloadArgs {
+  std::string spec;           // positional, may be empty
+  std::string def_file;       // --def
+  std::string schedule_file;  // --schedule, may be empty
+};
+
+struct ResolvedWorkload {
+  te::Workload workload;
+  std::optional<schedule::Schedule> schedule;
+};
+
+// Errors: nothing names a workload, both a spec and --def, an unknown op or
+// bad file, a schedule whose workload key differs from the workload's.
+absl::StatusOr<ResolvedWorkload> ResolveWorkload(const WorkloadArgs& args);
+
+}  // namespace tuneforge::cli

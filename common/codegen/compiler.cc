@@ -1,0 +1,84 @@
+#include "common/codegen/compiler.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "common/codegen/llvm/backend.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tuneforge::codegen {
+namespace {
+
+// Everything one compile owns; nothing is shared with other threads.
+struct Compilation {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+};
+
+absl::StatusOr<Compilation> BuildOptimized(const lower::LoweredFunc& func, const Target& target,
+                                           const CompileOptions& options) {
+  if (options.opt_level < 0 || options.opt_level > 3) {
+    return absl::InvalidArgumentError(absl::StrCat("opt_level ", options.opt_level,
+                                                   " is out of range; use 0, 1, 2 or 3"));
+  }
+  Compilation c;
+  c.context = std::make_unique<llvm::LLVMContext>();
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine =
+      CreateTargetMachine(target, options.opt_level);
+  if (!machine.ok()) return machine.status();
+  c.machine = *std::move(machine);
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+      BuildModule(func, target, *c.machine, *c.context);
+  if (!module.ok()) return module.status();
+  c.module = *std::move(module);
+  OptimizeModule(*c.module, *c.machine, options.opt_level);
+  return c;
+}
+
+}  // namespace
+
+absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, const Target& target,
+                                               const CompileOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Compilation> c = BuildOptimized(func, target, options);
+  if (!c.ok()) return c.status();
+  absl::StatusOr<std::string> object =
+      EmitMachineCode(*c->module, *c->machine, llvm::CodeGenFileType::ObjectFile);
+  if (!object.ok()) return object.status();
+  CompiledObject result;
+  result.symbol = func.name;
+  result.object = *std::move(object);
+  result.triple = target.triple;
+  result.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+absl::StatusOr<std::string> EmitLLVMIR(const lower::LoweredFunc& func, const Target& target,
+                                       const CompileOptions& options) {
+  absl::StatusOr<Compilation> c = BuildOptimized(func, target, options);
+  if (!c.ok()) return c.status();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  c->module->print(os, nullptr);
+  return os.str();
+}
+
+absl::StatusOr<std::string> EmitAssembly(const lower::LoweredFunc& func, const Target& target,
+                                         const CompileOptions& options) {
+  absl::StatusOr<Compilation> c = BuildOptimized(func, target, options);
+  if (!c.ok()) return c.status();
+  return EmitMachineCode(*c->module, *c->machine, llvm::CodeGenFileType::AssemblyFile);
+}
+
+absl::StatusOr<std::unique_ptr<LoadedKernel>> JitCompile(const lower::LoweredFunc& func,
+                                                         const CompileOptions& options) {
+  absl::StatusOr<CompiledObject> object = CompileToObject(func, Target::Host(), options);
+  if (!object.ok()) return object.status();
+  return LoadObject(*object);
+}
+
+}  // namespace tuneforge::codegen

@@ -1,0 +1,156 @@
+// IrEmitter: loads and stores. A scalar index is a scalar access; a
+// stride-1 Ramp is a contiguous vector access; any other vector index is a
+// gather / scatter. Inside a vector select's arm (mask_ set) loads touch
+// only the selected lanes.
+#include <optional>
+
+#include "common/codegen/llvm/ir_emitter.h"
+#include "common/te/buffer.h"
+#include "llvm/IR/Constants.h"
+
+namespace tuneforge::codegen {
+namespace {
+
+// The scalar start of a contiguous index: Ramp(b, 1, n), or such a Ramp
+// plus a Broadcast offset in either order.
+std::optional<te::Expr> ContiguousBase(const te::Expr& index) {
+  if (const auto* ramp = index.as<te::Ramp>()) {
+    if (ramp->stride == 1) return ramp->base;
+    return std::nullopt;
+  }
+  const auto* add = index.as<te::Binary>();
+  if (!add || add->op != te::BinOp::kAdd) return std::nullopt;
+  for (const auto& [vec, offset] : {std::pair(add->a, add->b), std::pair(add->b, add->a)}) {
+    const auto* ramp = vec.as<te::Ramp>();
+    const auto* splat = offset.as<te::Broadcast>();
+    if (ramp && splat && ramp->stride == 1 && ramp->base.dtype() == splat->value.dtype()) {
+      return ramp->base + splat->value;
+    }
+  }
+  return std::nullopt;
+}
+
+// The scalar address of an index whose lanes are all equal.
+std::optional<te::Expr> UniformIndex(const te::Expr& index) {
+  if (const auto* splat = index.as<te::Broadcast>()) return splat->value;
+  if (const auto* ramp = index.as<te::Ramp>(); ramp && ramp->stride == 0) return ramp->base;
+  return std::nullopt;
+}
+
+}  // namespace
+
+llvm::Value* IrEmitter::FromStorage(llvm::Value* v, te::DType t) {
+  if (!t.is_bool()) return v;
+  return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+}
+
+llvm::Value* IrEmitter::ToStorage(llvm::Value* v, te::DType t) {
+  if (!t.is_bool()) return v;
+  return b_.CreateZExt(v, StorageType(t));
+}
+
+llvm::Value* IrEmitter::ElementPointer(const te::Buffer& buffer, llvm::Value* index) {
+  llvm::Value* base = buffers_.at(buffer.get());
+  llvm::Type* element = StorageType(buffer->dtype.element());
+  llvm::Type* i64 = b_.getInt64Ty();
+  if (index->getType()->getScalarType() != i64) {
+    index = b_.CreateSExt(index, index->getType()->isVectorTy()
+                                     ? llvm::VectorType::get(i64, llvm::cast<llvm::VectorType>(
+                                                                      index->getType())
+                                                                      ->getElementCount())
+                                     : i64);
+  }
+  // Under a mask the address of an unselected lane may lie outside the
+  // buffer: an inbounds GEP would make it poison, so use a plain one.
+  if (mask_) return b_.CreateGEP(element, base, index);
+  return Cached({ValueCache::Kind::kAddress, 0, element, base, index},
+                [&] { return b_.CreateInBoundsGEP(element, base, index); });
+}
+
+llvm::Value* IrEmitter::EmitNode(const te::BufferLoad& n, te::DType t) {
+  if (t.lanes == 1) return EmitScalarLoad(n.buffer, n.indices[0]);
+  return EmitVectorLoad(n.buffer, n.indices[0], t);
+}
+
+llvm::Value* IrEmitter::EmitScalarLoad(const te::Buffer& buffer, const te::Expr& index) {
+  te::DType t = buffer->dtype.element();
+  llvm::Type* type = StorageType(t);
+  llvm::Align align(t.bytes());
+  if (!mask_) {
+    llvm::Value* loaded = b_.CreateAlignedLoad(type, ElementPointer(buffer, Emit(index)), align);
+    AnnotateAccess(loaded, buffer);
+    return FromStorage(loaded, t);
+  }
+  // A scalar feeding a masked vector: load only if some lane is selected.
+  llvm::Value* any = b_.CreateOrReduce(mask_);
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  auto* load_bb = llvm::BasicBlock::Create(ctx_, "masked.scalar", fn);
+  auto* merge_bb = llvm::BasicBlock::Create(ctx_, "masked.scalar.end", fn);
+  llvm::BasicBlock* skip_bb = b_.GetInsertBlock();
+  b_.CreateCondBr(any, load_bb, merge_bb);
+  b_.SetInsertPoint(load_bb);
+  llvm::Value* loaded = b_.CreateAlignedLoad(type, ElementPointer(buffer, Emit(index)), align);
+  AnnotateAccess(loaded, buffer);
+  llvm::BasicBlock* load_end = b_.GetInsertBlock();
+  b_.CreateBr(merge_bb);
+  b_.SetInsertPoint(merge_bb);
+  llvm::PHINode* phi = b_.CreatePHI(type, 2);
+  phi->addIncoming(loaded, load_end);
+  phi->addIncoming(llvm::Constant::getNullValue(type), skip_bb);
+  return FromStorage(phi, t);
+}
+
+llvm::Value* IrEmitter::EmitVectorLoad(const te::Buffer& buffer, const te::Expr& index,
+                                       te::DType t) {
+  llvm::Type* type = StorageType(t);
+  llvm::Align align(t.bytes());
+  llvm::Value* mask = mask_;
+  if (mask && llvm::cast<llvm::FixedVectorType>(mask->getType())->getNumElements() !=
+                  static_cast<unsigned>(t.lanes)) {
+    // Cannot happen in a validated program (lanes agree inside an arm), but
+    // stay safe: any selected lane enables the whole access.
+    mask = b_.CreateVectorSplat(t.lanes, b_.CreateOrReduce(mask));
+  }
+  llvm::Value* passthru = llvm::Constant::getNullValue(type);
+  if (std::optional<te::Expr> base = ContiguousBase(index)) {
+    llvm::Value* ptr = ElementPointer(buffer, Emit(*base));
+    llvm::Value* v = mask ? static_cast<llvm::Value*>(
+                                b_.CreateMaskedLoad(type, ptr, align, mask, passthru))
+                          : b_.CreateAlignedLoad(type, ptr, align);
+    AnnotateAccess(v, buffer);
+    return FromStorage(v, t);
+  }
+  if (std::optional<te::Expr> uniform = UniformIndex(index)) {
+    return b_.CreateVectorSplat(t.lanes, EmitScalarLoad(buffer, *uniform));
+  }
+  llvm::Value* ptrs = ElementPointer(buffer, Emit(index));
+  llvm::Value* v = b_.CreateMaskedGather(type, ptrs, align, mask ? mask : AllLanes(t.lanes), passthru);
+  AnnotateAccess(v, buffer);
+  return FromStorage(v, t);
+}
+
+void IrEmitter::EmitStore(const lower::Store& n) {
+  te::DType t = n.value.dtype();
+  llvm::Value* value = ToStorage(Emit(n.value), t);
+  llvm::Align align(t.bytes());
+  const te::Expr& index = n.indices[0];
+  if (t.lanes == 1) {
+    AnnotateAccess(b_.CreateAlignedStore(value, ElementPointer(n.buffer, Emit(index)), align), n.buffer);
+    return;
+  }
+  if (std::optional<te::Expr> base = ContiguousBase(index)) {
+    AnnotateAccess(b_.CreateAlignedStore(value, ElementPointer(n.buffer, Emit(*base)), align), n.buffer);
+    return;
+  }
+  if (std::optional<te::Expr> uniform = UniformIndex(index)) {
+    // All lanes write one element: the last lane wins, as in a scatter.
+    llvm::Value* last = b_.CreateExtractElement(value, t.lanes - 1);
+    AnnotateAccess(b_.CreateAlignedStore(last, ElementPointer(n.buffer, Emit(*uniform)), align), n.buffer);
+    return;
+  }
+  AnnotateAccess(b_.CreateMaskedScatter(value, ElementPointer(n.buffer, Emit(index)), align,
+                                        AllLanes(t.lanes)),
+                 n.buffer);
+}
+
+}  // namespace tuneforge::codegen

@@ -1,0 +1,52 @@
+#include "common/te/ops/matmul.h"
+
+#include "common/te/ops/checks.h"
+#include "common/te/ops/indexing.h"
+
+namespace tuneforge::te::ops {
+
+absl::StatusOr<BuiltOp> Matmul(const MatmulParams& p) {
+  if (auto s = RequirePositive("matmul", {{"M", p.M}, {"N", p.N}, {"K", p.K}}); !s.ok()) return s;
+  if (auto s = RequireNumeric("matmul", p.dtype); !s.ok()) return s;
+  Tensor a = Placeholder("A", {p.M, p.K}, p.dtype);
+  Tensor b = Placeholder("B", {p.K, p.N}, p.dtype);
+  std::vector<IterVar> axes = Axes({{"i", p.M}, {"j", p.N}});
+  IterVar k = Axis("k", p.K);
+  Expr i(axes[0].var), j(axes[1].var);
+  Expr body = Sum(Read(a, {i, Expr(k.var)}) * Read(b, {Expr(k.var), j}), {k});
+  auto c = MakeCompute("C", std::move(axes), std::move(body), "matmul");
+  if (!c.ok()) return c.status();
+  return BuiltOp{*c, 1};
+}
+
+absl::StatusOr<BuiltOp> BatchMatmul(const BatchMatmulParams& p) {
+  if (auto s = RequirePositive("batch_matmul", {{"B", p.B}, {"M", p.M}, {"N", p.N}, {"K", p.K}});
+      !s.ok())
+    return s;
+  if (auto s = RequireNumeric("batch_matmul", p.dtype); !s.ok()) return s;
+  Tensor a = Placeholder("A", {p.B, p.M, p.K}, p.dtype);
+  Tensor b = Placeholder("B", {p.B, p.K, p.N}, p.dtype);
+  std::vector<IterVar> axes = Axes({{"b", p.B}, {"i", p.M}, {"j", p.N}});
+  IterVar k = Axis("k", p.K);
+  Expr bb(axes[0].var), i(axes[1].var), j(axes[2].var), kk(k.var);
+  Expr body = Sum(Read(a, {bb, i, kk}) * Read(b, {bb, kk, j}), {k});
+  auto c = MakeCompute("C", std::move(axes), std::move(body), "batch_matmul");
+  if (!c.ok()) return c.status();
+  return BuiltOp{*c, 2};
+}
+
+absl::StatusOr<BuiltOp> Dense(const DenseParams& p) {
+  if (auto s = RequirePositive("dense", {{"M", p.M}, {"N", p.N}, {"K", p.K}}); !s.ok()) return s;
+  if (auto s = RequireNumeric("dense", p.dtype); !s.ok()) return s;
+  Tensor data = Placeholder("data", {p.M, p.K}, p.dtype);
+  Tensor weight = Placeholder("weight", {p.N, p.K}, p.dtype);
+  std::vector<IterVar> axes = Axes({{"i", p.M}, {"j", p.N}});
+  IterVar k = Axis("k", p.K);
+  Expr i(axes[0].var), j(axes[1].var), kk(k.var);
+  Expr body = Sum(Read(data, {i, kk}) * Read(weight, {j, kk}), {k});
+  auto out = MakeCompute("dense", std::move(axes), std::move(body), "dense");
+  if (!out.ok()) return out.status();
+  return BuiltOp{*out, 1};
+}
+
+}  // namespace tuneforge::te::ops

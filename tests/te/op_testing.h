@@ -1,0 +1,80 @@
+// Helpers shared by the operator-library, workload and definition tests:
+// build workloads that must succeed, run DAGs on the reference interpreter
+// with random inputs, and index results.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/te/interpreter.h"
+#include "common/te/ndarray.h"
+#include "common/te/workload.h"
+#include "gtest/gtest.h"
+
+namespace tuneforge::te::optest {
+
+inline Workload MustParse(const std::string& spec) {
+  absl::StatusOr<Workload> w = ParseWorkload(spec);
+  EXPECT_TRUE(w.ok()) << spec << ": " << w.status();
+  return w.ok() ? *std::move(w) : Workload{};
+}
+
+inline Workload MustDefine(const std::string& text) {
+  absl::StatusOr<Workload> w = ParseDefinition(text, "test");
+  EXPECT_TRUE(w.ok()) << w.status() << "\n" << text;
+  return w.ok() ? *std::move(w) : Workload{};
+}
+
+inline ComputeDag MustDag(const std::vector<Tensor>& outputs) {
+  absl::StatusOr<ComputeDag> dag = ComputeDag::Create(outputs);
+  EXPECT_TRUE(dag.ok()) << dag.status();
+  return *std::move(dag);
+}
+
+// One random array per placeholder, in InputOps() order.
+inline std::vector<NDArray> RandomInputs(const ComputeDag& dag, uint64_t seed = 1) {
+  std::vector<NDArray> inputs;
+  for (int i : dag.InputOps()) {
+    absl::StatusOr<NDArray> a = NDArray::Empty(dag.op(i)->dtype, dag.op(i)->shape);
+    EXPECT_TRUE(a.ok()) << a.status();
+    a->FillRandom(seed + static_cast<uint64_t>(i));
+    inputs.push_back(*std::move(a));
+  }
+  return inputs;
+}
+
+inline std::vector<NDArray> Run(const ComputeDag& dag, const std::vector<NDArray>& inputs) {
+  absl::StatusOr<std::vector<NDArray>> out = Interpret(dag, inputs);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *std::move(out) : std::vector<NDArray>{};
+}
+
+inline double At(const NDArray& a, const std::vector<int64_t>& index) {
+  return a.GetDouble(a.FlatIndex(index));
+}
+
+// The op of `dag` called `name`, or null.
+inline Tensor FindOp(const ComputeDag& dag, const std::string& name) {
+  for (const Tensor& t : dag.ops())
+    if (t->name == name) return t;
+  return nullptr;
+}
+
+// Names of the DAG's ops in order.
+inline std::vector<std::string> OpNames(const ComputeDag& dag) {
+  std::vector<std::string> names;
+  for (const Tensor& t : dag.ops()) names.push_back(t->name);
+  return names;
+}
+
+// Index of the input called `name` among InputOps() (the Interpret order).
+inline size_t InputSlot(const ComputeDag& dag, const std::string& name) {
+  std::vector<int> inputs = dag.InputOps();
+  for (size_t s = 0; s < inputs.size(); ++s)
+    if (dag.op(inputs[s])->name == name) return s;
+  ADD_FAILURE() << "no input named " << name;
+  return 0;
+}
+
+}  // namespace tuneforge::te::optest

@@ -1,0 +1,88 @@
+// Every op of the table: builds from a small spec, reads only inside its
+// tensors (checked statically and by running it), and is documented.
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "absl/container/flat_hash_set.h"
+#include "common/te/definition/bounds_check.h"
+#include "common/te/ops/op_table.h"
+#include "tests/te/op_testing.h"
+
+namespace tuneforge::te {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Small instances, several per op where parameters change the index math.
+const char* const kSamples[] = {
+    "matmul:M=3,N=4,K=5",
+    "batch_matmul:B=2,M=3,N=4,K=5",
+    "dense:M=3,N=4,K=5",
+    "conv1d:N=1,C=4,W=9,K=2,S=3,stride=2,pad=2,dilation=2,groups=2",
+    "conv2d:N=1,C=3,H=6,W=5,K=2,R=3,S=2,pad=1",
+    "conv2d:N=1,C=4,H=9,W=9,K=6,R=3,S=3,stride=3,pad=2,dilation=2,groups=2",
+    "conv3d:N=1,C=2,D=4,H=4,W=4,K=2,T=2,R=3,S=3,stride=2,pad=1",
+    "depthwise_conv2d:N=1,C=3,H=7,W=7,R=3,S=3,stride=2,pad=1,dilation=2,M=2",
+    "conv2d_transpose:N=1,C=2,H=3,W=3,K=2,R=3,S=3,stride=2,pad=1,output_padding=1",
+    "conv2d_transpose:N=1,C=1,H=4,W=4,K=1,R=2,S=2,stride=2,pad=2",
+    "capsule_conv2d:N=1,H=5,W=5,C=2,K=2,R=3,S=3,stride=2,pad=1,capsule=2",
+    "max_pool2d:N=1,C=2,H=5,W=5,R=3,S=3,stride=2,pad=1",
+    "avg_pool2d:N=1,C=2,H=5,W=5,R=2,S=2,stride=2",
+    "softmax:M=3,N=5",
+    "norm:M=3,N=5",
+    "layer_norm:M=3,N=5",
+    "relu:N=1,C=3,H=2,W=2",
+    "add:M=3,N=4",
+};
+
+TEST(OpsTableTest, EveryOpHasASample) {
+  absl::flat_hash_set<std::string> sampled;
+  for (const char* spec : kSamples) sampled.insert(std::string(spec).substr(0, std::string(spec).find(':')));
+  for (const OpInfo& op : ListOps()) EXPECT_TRUE(sampled.contains(op.name)) << op.name;
+}
+
+TEST(OpsTableTest, EveryReadStaysInsideItsTensor) {
+  for (const char* spec : kSamples) {
+    Workload w = optest::MustParse(spec);
+    ASSERT_NE(w.dag, nullptr) << spec;
+    for (const Tensor& op : w.dag->ops()) {
+      absl::Status s = definition::CheckReadsInBounds(op);
+      EXPECT_TRUE(s.ok()) << spec << ": " << s;
+    }
+    // The interpreter fails on any out-of-bounds read it performs.
+    std::vector<NDArray> out = optest::Run(*w.dag, optest::RandomInputs(*w.dag));
+    EXPECT_EQ(out.size(), w.dag->OutputOps().size()) << spec;
+  }
+}
+
+TEST(OpsTableTest, EveryOpAndKeyIsDocumented) {
+  for (const OpInfo& op : ListOps()) {
+    EXPECT_FALSE(op.summary.empty()) << op.name;
+    EXPECT_FALSE(op.params.empty()) << op.name;
+    for (const ParamInfo& p : op.params) EXPECT_FALSE(p.meaning.empty()) << op.name << "." << p.key;
+  }
+  std::string help = WorkloadHelp();
+  for (const OpInfo& op : ListOps()) EXPECT_THAT(help, HasSubstr(op.name + ": ")) << op.name;
+  EXPECT_THAT(help, HasSubstr("conv2d: 2-d convolution, data NCHW, kernel OIHW\n      keys: N C H W K "
+                              "R S stride=1 pad=0 dilation=1 groups=1 dtype=float32"));
+  EXPECT_THAT(help, HasSubstr("gelu: "));
+}
+
+TEST(OpsTableTest, EveryOpAcceptsEveryNumericDtype) {
+  for (const char* spec : kSamples) {
+    std::string op = std::string(spec).substr(0, std::string(spec).find(':'));
+    bool float_only = op == "softmax" || op == "norm" || op == "layer_norm";
+    for (const char* dtype : {"float64", "int32"}) {
+      absl::StatusOr<Workload> w = ParseWorkload(absl::StrCat(spec, ",dtype=", dtype));
+      if (float_only && std::string(dtype) == "int32") {
+        ASSERT_FALSE(w.ok()) << spec;
+        EXPECT_THAT(w.status().message(), HasSubstr("needs dtype=float32 or dtype=float64"));
+        continue;
+      }
+      ASSERT_TRUE(w.ok()) << spec << " " << dtype << ": " << w.status();
+      for (int i : w->dag->OutputOps()) EXPECT_EQ(ToString(w->dag->op(i)->dtype), dtype) << spec;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tuneforge::te

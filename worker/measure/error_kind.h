@@ -1,0 +1,29 @@
+// The closed set of ways a measurement can fail. The names are stable: they
+// are stored with every record, so never rename or renumber one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tuneforge::measure {
+
+enum class MeasureErrorKind : uint8_t {
+  kNone = 0,
+  kInvalidSchedule = 1,  // the steps do not replay on the workload
+  kLowerError = 2,       // the state cannot be lowered to a loop nest
+  kCompileError = 3,     // code generation or loading the object failed
+  kRuntimeCrash = 4,     // the kernel killed the runner (a signal)
+  kTimeout = 5,          // the candidate ran past its deadline
+  kOutOfMemory = 6,      // an allocation failed under the runner's memory limit
+  kWrongAnswer = 7,      // outputs differ from the reference program's
+  kRunnerError = 8,      // the measuring machinery itself failed
+};
+inline constexpr int kNumMeasureErrorKinds = 9;
+
+// "none", "invalid_schedule", "lower_error", "compile_error", "runtime_crash",
+// "timeout", "out_of_memory", "wrong_answer", "runner_error".
+const char* ErrorKindName(MeasureErrorKind kind);
+std::optional<MeasureErrorKind> ParseErrorKind(std::string_view name);
+
+}  // namespace tuneforge::measure
