@@ -20,7 +20,7 @@ struct LowerOptions {
   // Turn `vectorize` loops into vector expressions (Ramp/Broadcast).
   bool vectorize = true;
   // Name of the kernel symbol.
-  std::string name = "kernel";
+  std::string name = "default_function";
 };
 
 // Errors (an invalid placement, a GPU binding on CPU, ...) name the stage
