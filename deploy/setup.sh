@@ -14,6 +14,7 @@ PACKAGES=(
   libabsl-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libxgboost-dev llvm-19-dev nlohmann-json3-dev libcli11-dev
   libopenblas-dev libdnnl-dev   # peers in tuneforge-bench
+  g++-aarch64-linux-gnu qemu-user   # AArch64 kernels are linked and run under qemu in tests
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
@@ -56,7 +57,7 @@ Target Probe() {
   t.cpu = llvm::sys::getHostCPUName().str();
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
   std::vector<std::string> flags;
-  for (const auto& f : features) flags.push_back((f.getValue() ? "+" : "-") + f.getKey().str());
+  for (const auto& f : features) flags.push_back(absl::StrCat(f.getValue() ? "+" : "-", f.getKey().str()));
   std::sort(flags.begin(), flags.end());  // StringMap order is not stable
   t.features = absl::StrJoin(flags, ",");
   auto has = [&](const char* name) { return features.lookup(name); };

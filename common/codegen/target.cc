@@ -56,8 +56,10 @@ absl::Status CheckFeatures(const std::string& spec, const llvm::MCSubtargetInfo&
 
 // Derives vector width and host compatibility from the CPU and features.
 absl::Status Finish(const std::string& spec, Target& t) {
+  // Checked against a generic subtarget first: LLVM prints a warning when
+  // it is handed an unknown CPU or feature.
   absl::StatusOr<std::unique_ptr<llvm::MCSubtargetInfo>> sti =
-      Subtarget(t.triple, t.cpu, /*features=*/"");
+      Subtarget(t.triple, /*cpu=*/"", /*features=*/"");
   if (!sti.ok()) return SpecError(spec, std::string(sti.status().message()));
   if (!(*sti)->isCPUStringValid(t.cpu)) {
     return SpecError(spec, absl::StrCat("unknown CPU '", t.cpu, "' for ",

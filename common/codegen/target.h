@@ -31,6 +31,7 @@ struct Target {
   int vector_lanes(int element_bytes) const { return vector_bits / 8 / element_bytes; }
   // Short identity of the device class: "x86_64-avx512-2c", "aarch64-neon-4c".
   std::string device_key() const;
+  // A spec Parse() accepts: "TRIPLE:cpu=NAME[:features=...]:cores=N".
   std::string ToString() const;
 };
 

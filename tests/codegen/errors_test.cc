@@ -92,6 +92,10 @@ TEST(ErrorsTest, BadKernelNameAndOptLevel) {
   te::Buffer A = Buf("A", {1});
   absl::Status s = CompileError(Func("9 lives", {A}, St(A, 0, Expr(1.0f))));
   EXPECT_THAT(std::string(s.message()), HasSubstr("not a valid symbol"));
+  s = CompileError(Func("tuneforge_alloc", {A}, St(A, 0, Expr(1.0f))));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("is reserved"));
+  s = CompileError(Func("llvm.memset", {A}, St(A, 0, Expr(1.0f))));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("is reserved"));
   absl::StatusOr<CompiledObject> o =
       CompileToObject(Func("ok", {A}, St(A, 0, Expr(1.0f))), Target::Host(), {.opt_level = 7});
   ASSERT_FALSE(o.ok());

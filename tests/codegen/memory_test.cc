@@ -50,14 +50,23 @@ TEST(MemoryTest, StridedGatherAndScatterTranspose) {
 TEST(MemoryTest, IndirectGatherWithLoadedIndices) {
   constexpr int kLanes = 8;
   te::Buffer A = Buf("A", {16}), Idx = Buf("Idx", {kLanes}, DType::Int32()), B = Buf("B", {kLanes});
+  te::Buffer C = Buf("C", {kLanes}), D = Buf("D", {kLanes});
   Expr index = te::MakeCast(DType::Int64().with_lanes(kLanes), Ld(Idx, Vec(0, kLanes)));
-  auto f = Func("indirect", {A, Idx, B}, St(B, Vec(0, kLanes), Ld(A, index)));
-  std::vector<float> a(16), b(kLanes);
+  // int64 indices, int32 vector indices, and int32 scalar indices.
+  auto f = Func("indirect", {A, Idx, B, C, D},
+                Seq({St(B, Vec(0, kLanes), Ld(A, index)),
+                     St(C, Vec(0, kLanes), Ld(A, Ld(Idx, Vec(0, kLanes)))),
+                     Loop("i", kLanes, [&](Expr i) { return St(D, i, Ld(A, Ld(Idx, i))); })}));
+  std::vector<float> a(16), b(kLanes), c(kLanes), d(kLanes);
   for (int i = 0; i < 16; ++i) a[i] = 100.0f + i;
   std::vector<int32_t> idx = {15, 0, 3, 3, 9, 1, 14, 7};
-  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), idx.data(), b.data()});
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), idx.data(), b.data(), c.data(), d.data()});
   ASSERT_TRUE(rc.ok()) << rc.status();
-  for (int l = 0; l < kLanes; ++l) EXPECT_EQ(b[l], a[idx[l]]);
+  for (int l = 0; l < kLanes; ++l) {
+    EXPECT_EQ(b[l], a[idx[l]]);
+    EXPECT_EQ(c[l], a[idx[l]]);
+    EXPECT_EQ(d[l], a[idx[l]]);
+  }
 }
 
 TEST(MemoryTest, BroadcastIndexRampValueAndRampPlusBroadcastIndex) {

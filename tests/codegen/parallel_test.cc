@@ -40,7 +40,14 @@ TEST_F(ParallelTest, ResultsAndMoreThanOneThreadRan) {
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   std::vector<float> out(kRows);
   void* args[] = {out.data()};
-  EXPECT_EQ((**kernel)(args), 0);
+  // On a loaded machine the calling thread may, rarely, finish every chunk
+  // before a worker wakes up; a few tries make "never parallel" a real bug.
+  int threads_used = 0;
+  for (int attempt = 0; attempt < 5 && threads_used < 2; ++attempt) {
+    EXPECT_EQ((**kernel)(args), 0);
+    threads_used = runtime::ThreadsUsedByLastParallelFor();
+  }
+  EXPECT_GE(threads_used, 2);
   // Same recurrence in C++.
   for (int64_t i = 0; i < kRows; ++i) {
     float acc = 0;
@@ -49,7 +56,6 @@ TEST_F(ParallelTest, ResultsAndMoreThanOneThreadRan) {
     }
     EXPECT_NEAR(out[i], acc + i, 1e-3) << i;
   }
-  EXPECT_GE(runtime::ThreadsUsedByLastParallelFor(), 2);
 }
 
 TEST_F(ParallelTest, CapturesOuterLoopVariablesLetsAndBuffers) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/codegen/kernel_builder.h"
 
@@ -30,7 +31,7 @@ int64_t kLimits[2] = {1, kN};  // Lim[0] = 1, Lim[1] = kN
 class SelectTest : public ::testing::TestWithParam<int> {};
 INSTANTIATE_TEST_SUITE_P(OptLevels, SelectTest, ::testing::Values(0, 3),
                          [](const ::testing::TestParamInfo<int>& info) {
-                           return "O" + std::to_string(info.param);
+                           return absl::StrCat("O", info.param);
                          });
 
 TEST_P(SelectTest, ScalarArmNotTakenDoesNotLoadBeforeTheBuffer) {

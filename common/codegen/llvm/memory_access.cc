@@ -52,14 +52,9 @@ llvm::Value* IrEmitter::ToStorage(llvm::Value* v, te::DType t) {
 llvm::Value* IrEmitter::ElementPointer(const te::Buffer& buffer, llvm::Value* index) {
   llvm::Value* base = buffers_.at(buffer.get());
   llvm::Type* element = StorageType(buffer->dtype.element());
-  llvm::Type* i64 = b_.getInt64Ty();
-  if (index->getType()->getScalarType() != i64) {
-    index = b_.CreateSExt(index, index->getType()->isVectorTy()
-                                     ? llvm::VectorType::get(i64, llvm::cast<llvm::VectorType>(
-                                                                      index->getType())
-                                                                      ->getElementCount())
-                                     : i64);
-  }
+  // Offsets are signed 64-bit (narrower integer indices are widened).
+  llvm::Type* index_type = index->getType()->getWithNewType(b_.getInt64Ty());
+  if (index->getType() != index_type) index = b_.CreateSExt(index, index_type);
   // Under a mask the address of an unselected lane may lie outside the
   // buffer: an inbounds GEP would make it poison, so use a plain one.
   if (mask_) return b_.CreateGEP(element, base, index);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/overloaded.h"
 #include "common/te/buffer.h"
@@ -56,6 +57,11 @@ class Validator {
       return Error(absl::StrCat("kernel name '", func_.name,
                                 "' is not a valid symbol; use letters, digits, '_' and '.', "
                                 "not starting with a digit"));
+    }
+    // LLVM reserves llvm.*; tuneforge_* are the runtime's symbols.
+    if (absl::StartsWith(func_.name, "llvm.") || absl::StartsWith(func_.name, "tuneforge_")) {
+      return Error(absl::StrCat("kernel name '", func_.name,
+                                "' is reserved (llvm.* and tuneforge_* are taken); rename it"));
     }
     for (size_t i = 0; i < func_.args.size(); ++i) {
       if (!func_.args[i]) return Error(absl::StrCat("argument ", i, " is a null buffer"));

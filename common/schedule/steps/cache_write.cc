@@ -84,12 +84,7 @@ absl::Status ApplyStep(const CacheWriteStep& step, const StepContext& ctx) {
   inserted.scope = step.scope;
   InsertStage(&state, *dag, step.stage, std::move(inserted));
   // The original, now one later: fresh loops, same place and buffer.
-  Stage& moved = state.mutable_stages()[step.stage + 1];
-  Stage fresh = MakeInitialStage(moved.op);
-  fresh.location = moved.location;
-  fresh.scope = moved.scope;
-  fresh.storage_align = moved.storage_align;
-  moved = std::move(fresh);
+  ResetLoopsKeepingPlacement(&state.mutable_stages()[step.stage + 1]);
   if (absl::Status s = CheckAllPlacements(state); !s.ok()) return ctx.Error(s.message());
   return absl::OkStatus();
 }

@@ -75,4 +75,12 @@ void InsertStage(State* state, te::ComputeDagPtr dag, int at, Stage inserted) {
   state->set_dag(std::move(dag));
 }
 
+void ResetLoopsKeepingPlacement(Stage* stage) {
+  Stage fresh = MakeInitialStage(stage->op);
+  fresh.location = stage->location;
+  fresh.scope = stage->scope;
+  fresh.storage_align = stage->storage_align;
+  *stage = std::move(fresh);
+}
+
 }  // namespace tuneforge::schedule

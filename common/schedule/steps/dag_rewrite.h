@@ -45,5 +45,8 @@ absl::StatusOr<te::Tensor> MakeCopyOp(const std::string& name, const te::Tensor&
 // stages shift by one (and so does every compute_at target pointing at
 // them), and every stage's op is refreshed from the new DAG.
 void InsertStage(State* state, te::ComputeDagPtr dag, int at, Stage inserted);
+// Gives a stage whose op was rebuilt (cache_write, rfactor) untransformed
+// loops, keeping where it is computed, its scope and its storage alignment.
+void ResetLoopsKeepingPlacement(Stage* stage);
 
 }  // namespace tuneforge::schedule

@@ -184,12 +184,7 @@ absl::Status ApplyStep(const RfactorStep& step, const StepContext& ctx) {
   if (!dag.ok()) return ctx.Error(dag.status().message());
 
   InsertStage(&state, *dag, step.stage, MakeInitialStage((*dag)->op(step.stage)));
-  Stage& moved = state.mutable_stages()[step.stage + 1];
-  Stage fresh = MakeInitialStage(moved.op);
-  fresh.location = moved.location;
-  fresh.scope = moved.scope;
-  fresh.storage_align = moved.storage_align;
-  moved = std::move(fresh);
+  ResetLoopsKeepingPlacement(&state.mutable_stages()[step.stage + 1]);
   if (absl::Status s = CheckAllPlacements(state); !s.ok()) return ctx.Error(s.message());
   return absl::OkStatus();
 }
