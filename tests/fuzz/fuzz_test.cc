@@ -1,7 +1,7 @@
 // Differential fuzz test: random valid schedules (every step kind, every op
 // of the library, non-divisible splits included) are lowered, compiled with
 // LLVM, run, and compared with the reference interpreter on the same random
-// inputs. TUNEFORGE_FUZZ_CASES sets the number of cases (default 2000, split
+// inputs. TUNEFORGE_FUZZ_CASES sets the number of cases (default 3000, split
 // over 8 shards); TUNEFORGE_FUZZ_OUT where failing cases are written as
 // replayable schedule files (default: the system temp folder).
 #include <cstdlib>
@@ -57,7 +57,7 @@ const std::vector<std::string> kWorkloads = {
 
 int TotalCases() {
   const char* env = std::getenv("TUNEFORGE_FUZZ_CASES");
-  return env ? std::max(kShards, std::atoi(env)) : 2000;
+  return env ? std::max(kShards, std::atoi(env)) : 3000;
 }
 
 std::string OutDir() {
