@@ -74,6 +74,17 @@ TEST(LowerTest, VectorizedInnerLoopBecomesRamps) {
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 
+TEST(LowerTest, NestedVectorizedLoopsVectorizeTheInnerOnly) {
+  State s = Apply(kMatmul, {schedule::SplitStep{2, 1, {4}, true},
+                            schedule::AnnotationStep{2, 1, IterAnnotation::kVectorize},
+                            schedule::AnnotationStep{2, 2, IterAnnotation::kVectorize},
+                            schedule::ReorderStep{2, {0, 3, 1, 2}}});
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("vectorized (j.0, 0, 5)"));
+  EXPECT_THAT(text, HasSubstr("ramp("));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 TEST(LowerTest, UnrollCopiesTheBody) {
   State s = Apply(kMatmul, {schedule::SplitStep{2, 0, {3}, true},
                             schedule::AnnotationStep{2, 1, IterAnnotation::kUnroll}});

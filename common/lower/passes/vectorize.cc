@@ -72,6 +72,11 @@ Stmt VectorizeLoops(const Stmt& s) {
   Stmt t = MapStmtChildren(s, VectorizeLoops);
   const For* f = t.as<For>();
   if (!f || f->kind != ForKind::kVectorized || f->extent > kMaxLanes) return t;
+  // A loop around code that is already vector (an inner vectorized loop)
+  // stays a loop: lanes of lanes have no machine form.
+  bool has_vectors = false;
+  VisitExprs(f->body, [&](const Expr& e) { has_vectors = has_vectors || e.dtype().is_vector(); });
+  if (has_vectors) return t;
   Stmt vec = LoopVectorizer(f->var, static_cast<int>(f->extent)).Run(f->body);
   return vec ? vec : t;
 }
