@@ -22,6 +22,8 @@ const char* ErrorKindName(MeasureErrorKind kind) {
       return "wrong_answer";
     case MeasureErrorKind::kRunnerError:
       return "runner_error";
+    case MeasureErrorKind::kWorkerLost:
+      return "worker_lost";
   }
   return "runner_error";
 }

@@ -18,11 +18,12 @@ enum class MeasureErrorKind : uint8_t {
   kOutOfMemory = 6,      // an allocation failed under the runner's memory limit
   kWrongAnswer = 7,      // outputs differ from the reference program's
   kRunnerError = 8,      // the measuring machinery itself failed
+  kWorkerLost = 9,       // every worker it was leased to died or missed its deadline
 };
-inline constexpr int kNumMeasureErrorKinds = 9;
+inline constexpr int kNumMeasureErrorKinds = 10;
 
 // "none", "invalid_schedule", "lower_error", "compile_error", "runtime_crash",
-// "timeout", "out_of_memory", "wrong_answer", "runner_error".
+// "timeout", "out_of_memory", "wrong_answer", "runner_error", "worker_lost".
 const char* ErrorKindName(MeasureErrorKind kind);
 std::optional<MeasureErrorKind> ParseErrorKind(std::string_view name);
 

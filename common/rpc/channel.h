@@ -1,0 +1,35 @@
+// Client side of every RPC (CLI, workers, the embedded mode): one place that
+// makes channels (plain or TLS), attaches the token, sets deadlines and
+// turns gRPC errors into absl::Status.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+
+namespace tuneforge::rpc {
+
+struct ConnectOptions {
+  std::string address;      // "HOST:PORT"
+  std::string token;
+  std::string tls_ca_file;  // empty: plain text (loopback, trusted networks)
+};
+
+// Errors: an empty or malformed address, an unreadable CA file.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ConnectOptions& options);
+
+// A context for one call: the token in the metadata and a deadline
+// (absl::InfiniteDuration() for none, e.g. a long stream).
+std::unique_ptr<grpc::ClientContext> MakeContext(const std::string& token,
+                                                 absl::Duration deadline = absl::Seconds(30));
+
+// INVALID_ARGUMENT stays INVALID_ARGUMENT, etc.; the message says which
+// server the call went to when it could not be reached.
+absl::Status FromGrpc(const grpc::Status& status, const std::string& address = "");
+grpc::Status ToGrpc(const absl::Status& status);
+
+}  // namespace tuneforge::rpc

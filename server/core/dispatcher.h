@@ -1,0 +1,79 @@
+// Dispatcher: the workers and the measure tasks waiting for them.
+//
+//   JobManager --Enqueue(tasks)--> per-device-key queues (one per job, served
+//                                  round-robin so jobs share workers fairly)
+//   worker --Lease(max)--> tasks + a lease with a deadline
+//   worker --Report(results)--> RecordStore (committed) --> ResultSink
+//   reaper: a lease past its deadline, or held by a worker that missed its
+//           heartbeats, goes back to the queue (attempts + 1); after
+//           max_attempts the task is recorded as error "worker_lost".
+//
+// Runner-only workers (DeviceInfo::can_build false) get their candidates
+// and references built here, for their target, at lease time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/tuneforge.pb.h"
+#include "server/record_store/record_store.h"
+
+namespace tuneforge::server {
+
+struct DispatcherOptions {
+  int heartbeat_interval_ms = 2000;
+  // A worker silent for this many intervals is lost; its leases return.
+  int missed_heartbeats_before_lost = 3;
+  int max_attempts = 3;
+  // Lease deadline: per task (its timeout plus build time) times tasks, plus this.
+  int lease_slack_ms = 30000;
+  int reaper_period_ms = 200;
+};
+
+// Receives every stored result (after commit), in report order.
+class ResultSink {
+ public:
+  virtual ~ResultSink() = default;
+  virtual void OnResults(const std::vector<v1::Record>& records) = 0;
+};
+
+class Dispatcher {
+ public:
+  static std::unique_ptr<Dispatcher> Create(RecordStore* store, DispatcherOptions options);
+  virtual ~Dispatcher() = default;
+
+  virtual void SetResultSink(ResultSink* sink) = 0;
+
+  // ---- JobManager side ---------------------------------------------------------
+  // Tasks are already persisted (RecordStore::AddTasks) by the caller.
+  virtual void Enqueue(std::vector<TaskRow> tasks) = 0;
+  // Drops the job's queued tasks and voids its leases (cancel, done).
+  virtual void DropJob(const std::string& job_id) = 0;
+  // Tasks of the job queued or leased now.
+  virtual int Outstanding(const std::string& job_id) const = 0;
+
+  // ---- Worker side (the Workers service) ---------------------------------------
+  virtual absl::StatusOr<v1::RegisterWorkerResponse> Register(const v1::DeviceInfo& device) = 0;
+  virtual v1::HeartbeatResponse Heartbeat(const std::string& worker_id) = 0;
+  // NOT_FOUND for an unknown worker (it should register again). Waits up to
+  // wait_ms for work when none is queued for its device key.
+  virtual absl::StatusOr<v1::LeaseResponse> Lease(const std::string& worker_id, int max_tasks,
+                                                  int wait_ms) = 0;
+  // Stores the results (returns after commit), then passes them to the
+  // sink. Results for tasks that are not leased to this worker are still
+  // stored when their job is running and the task is unfinished (a worker
+  // reporting after a server restart); the rest are rejected.
+  virtual absl::StatusOr<v1::ReportResponse> Report(const v1::ReportRequest& request) = 0;
+  // The worker's leased tasks go back to the queue; returns how many.
+  virtual absl::StatusOr<int> Deregister(const std::string& worker_id) = 0;
+  virtual std::vector<v1::WorkerStatus> ListWorkers() const = 0;
+
+  // Stops the reaper and wakes waiting leases.
+  virtual void Shutdown() = 0;
+};
+
+}  // namespace tuneforge::server

@@ -1,0 +1,56 @@
+// JobManager: jobs from submission to completion. Each running job has a
+// search policy per workload; rounds of candidates go to the Dispatcher as
+// persisted tasks; results come back through ResultSink and update the
+// job's progress, best record and watchers. Jobs and their progress live in
+// the RecordStore, so a restarted server resumes every unfinished job
+// (trials done = its records; pending tasks are queued again).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/tuneforge.pb.h"
+#include "server/core/dispatcher.h"
+#include "server/record_store/record_store.h"
+
+namespace tuneforge::server {
+
+struct JobManagerOptions {
+  int search_threads = 1;  // candidate generation runs here, not in RPC threads
+};
+
+struct JobUpdate {
+  v1::JobProgress progress;
+  uint64_t version = 0;  // pass back to wait for the next change
+  bool finished = false;  // done, failed or cancelled: no more updates
+};
+
+class JobManager : public ResultSink {
+ public:
+  // Loads the store's jobs and resumes the unfinished ones.
+  static absl::StatusOr<std::unique_ptr<JobManager>> Create(RecordStore* store, Dispatcher* dispatcher,
+                                                           JobManagerOptions options = {});
+  ~JobManager() override = default;
+
+  // Validates the spec (every workload parses, trials >= 1, a device key,
+  // a known policy, sane measure options): INVALID_ARGUMENT naming the
+  // field ("spec.workloads[1].spec: unknown op 'matmull' ...").
+  virtual absl::StatusOr<v1::Job> Submit(const v1::JobSpec& spec) = 0;
+  // NOT_FOUND for an unknown id.
+  virtual absl::StatusOr<v1::Job> Get(const std::string& id) const = 0;
+  // Cancelling a finished job is FAILED_PRECONDITION.
+  virtual absl::StatusOr<v1::Job> Cancel(const std::string& id) = 0;
+  virtual std::vector<v1::Job> List(v1::JobState state, int limit) const = 0;
+  // The job's state now if it changed after `after_version` (0: at once),
+  // else waits up to `timeout` for a change.
+  virtual absl::StatusOr<JobUpdate> WaitForUpdate(const std::string& id, uint64_t after_version,
+                                                  absl::Duration timeout) const = 0;
+
+  virtual void Shutdown() = 0;
+};
+
+}  // namespace tuneforge::server

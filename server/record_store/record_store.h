@@ -1,0 +1,111 @@
+// The record store: SQLite (WAL) holding workloads, devices, jobs, pending
+// measure tasks and every measure record. Small interface, in the manner of
+// MetaSchedule's database: commit a job / tasks / records, read the best,
+// query, export and import.
+//
+// Writes go through one writer thread that groups everything queued into
+// one transaction; each write call returns once its transaction committed,
+// so a caller that got OK knows the data survives a crash (kill -9). Reads
+// run on any thread against WAL snapshots. The schema is versioned and
+// migrated on open; a database from a newer tuneforge is refused.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/tuneforge.pb.h"
+
+namespace tuneforge::server {
+
+namespace v1 = ::tuneforge::v1;
+
+// Current schema version of records (v1::Record::schema_version).
+inline constexpr int kRecordSchemaVersion = 1;
+
+// A measure task persisted until its record arrives, so a restarted server
+// can lease it again.
+struct TaskRow {
+  std::string task_id;
+  std::string job_id;
+  std::string device_key;
+  std::string workload_key;
+  v1::MeasureTask task;  // what a worker gets (without built kernels)
+};
+
+struct RecordFilter {
+  std::string workload_key;  // "" = any
+  std::string device_key;
+  std::string job_id;
+  bool only_ok = false;       // error_kind == "none"
+  int limit = 100;
+  bool fastest_first = false;  // else newest first
+};
+
+// Per job: what its records add up to.
+struct JobTotals {
+  int64_t trials = 0;   // records of the job
+  int64_t errors = 0;   // of which error_kind != "none"
+  std::optional<v1::Record> best;  // fastest correct one
+};
+
+struct AddOutcome {
+  int accepted = 0;
+  int duplicate = 0;  // a record with the same task_id was stored before
+};
+
+class RecordStore {
+ public:
+  // Creates the file and schema if needed, migrates older schemas. Errors:
+  // unreadable file, not a tuneforge database, a newer schema version.
+  static absl::StatusOr<std::unique_ptr<RecordStore>> Open(const std::string& path);
+  virtual ~RecordStore() = default;
+
+  // ---- Writes (grouped by the writer thread; return after commit) ----------
+  // Stores records (id and created time are set by the store unless given);
+  // a record whose task_id is already stored counts as a duplicate and is
+  // not stored again. The records' tasks stop being pending.
+  virtual absl::StatusOr<AddOutcome> AddRecords(std::vector<v1::Record> records) = 0;
+  virtual absl::Status SaveJob(const v1::Job& job) = 0;  // insert or replace by id
+  virtual absl::Status AddTasks(std::vector<TaskRow> tasks) = 0;
+  virtual absl::Status SaveWorkload(const std::string& workload_key, const v1::Workload& workload,
+                                    double flops) = 0;
+  virtual absl::Status SaveDevice(const v1::DeviceInfo& device) = 0;
+
+  // ---- Reads ------------------------------------------------------------------
+  // The fastest correct record for the workload on the device ("" = any
+  // device): one indexed query.
+  virtual absl::StatusOr<std::optional<v1::Record>> Best(const std::string& workload_key,
+                                                         const std::string& device_key) = 0;
+  virtual absl::StatusOr<std::vector<v1::Record>> Query(const RecordFilter& filter) = 0;
+  virtual absl::StatusOr<std::vector<v1::Job>> LoadJobs() = 0;
+  virtual absl::StatusOr<JobTotals> Totals(const std::string& job_id) = 0;
+  // Tasks of the job that have no record yet.
+  virtual absl::StatusOr<std::vector<TaskRow>> PendingTasks(const std::string& job_id) = 0;
+  // Schedule JSON texts of every record of the workload on the device (what
+  // a search must not measure again).
+  virtual absl::StatusOr<std::vector<std::string>> MeasuredSchedules(const std::string& workload_key,
+                                                                     const std::string& device_key) = 0;
+  virtual absl::StatusOr<int64_t> CountRecords() = 0;
+
+  // ---- Export / import as JSON lines (one record per line) --------------------
+  // Calls `line` for each matching record, oldest first; stops early when
+  // it returns false.
+  virtual absl::Status Export(const RecordFilter& filter,
+                              const std::function<bool(const std::string& line)>& line) = 0;
+  // Parses and stores lines; errors name the line number and field, and
+  // then nothing of the batch is stored.
+  virtual absl::StatusOr<AddOutcome> Import(const std::vector<std::string>& lines) = 0;
+};
+
+// One record as a JSON line and back (the export format; also what
+// `tuneforge export` writes). Parsing checks every field and the schema
+// version.
+std::string RecordToJsonLine(const v1::Record& record);
+absl::StatusOr<v1::Record> RecordFromJsonLine(const std::string& line);
+
+}  // namespace tuneforge::server
