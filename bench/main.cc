@@ -2,6 +2,7 @@
 // printed as one table of GFLOPS and ratios (INTERFACE.md).
 //
 //   tuneforge-bench [--json] [--threads 1,2] [--quick]
+//   tuneforge-bench --service [--json] [--quick]   (bench/service/)
 //
 // Rows: the shipped expert schedules (tests/data/schedules) and the naive
 // program, measured through the same sandboxed runner `tuneforge measure`
@@ -21,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "bench/peer_process.h"
 #include "bench/peers/fma_peak.h"
+#include "bench/service/service_report.h"
 #include "common/codegen/target.h"
 #include "common/schedule/schedule_json.h"
 #include "common/te/workload.h"
@@ -79,6 +81,7 @@ double Median(std::vector<double> v) {
 struct Options {
   bool json = false;
   bool quick = false;
+  bool service = false;
   std::string threads = "1,2";
   std::string data_dir = TF_SCHEDULE_DIR;
 };
@@ -226,7 +229,11 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", opt.quick, "skip the naive programs, fewer repeats");
   app.add_option("--threads", opt.threads, "comma-separated thread counts");
   app.add_option("--schedules", opt.data_dir, "folder of the expert schedules");
+  app.add_flag("--service", opt.service,
+               "the service benchmarks instead: ingest with 100 simulated workers, dispatch "
+               "overhead, best query over 1M records");
   CLI11_PARSE(app, argc, argv);
+  if (opt.service) return RunServiceBenchmarks({opt.json, opt.quick});
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) return 1;

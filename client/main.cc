@@ -1,19 +1,50 @@
 // tuneforge: the command line of the tuning service (INTERFACE.md).
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
 #include "CLI/CLI.hpp"
 #include "client/cli_error.h"
+#include "client/commands/best.h"
+#include "client/commands/cancel.h"
+#include "client/commands/export.h"
+#include "client/commands/import.h"
+#include "client/commands/jobs.h"
 #include "client/commands/measure.h"
 #include "client/commands/show.h"
+#include "client/commands/status.h"
+#include "client/commands/submit.h"
+#include "client/commands/tune.h"
+#include "client/commands/watch.h"
+#include "client/commands/workers.h"
+#include "grpc/support/log.h"
+
+namespace {
+
+// gRPC's own log lines (a refused connection, a server going away) would
+// break the one-line errors; GRPC_VERBOSITY=... brings them back.
+void DropGrpcLog(gpr_log_func_args*) {}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace tuneforge::cli;
+  if (std::getenv("GRPC_VERBOSITY") == nullptr) gpr_set_log_function(DropGrpcLog);
   CLI::App app{"tuneforge: tensor-program tuning (Ansor) as a service"};
   app.require_subcommand(1);
   int exit_code = 0;
   AddShowCommand(app, &exit_code);
   AddMeasureCommand(app, &exit_code);
+  AddTuneCommand(app, &exit_code);
+  AddBestCommand(app, &exit_code);
+  AddSubmitCommand(app, &exit_code);
+  AddStatusCommand(app, &exit_code);
+  AddWatchCommand(app, &exit_code);
+  AddCancelCommand(app, &exit_code);
+  AddJobsCommand(app, &exit_code);
+  AddWorkersCommand(app, &exit_code);
+  AddExportCommand(app, &exit_code);
+  AddImportCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

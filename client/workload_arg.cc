@@ -1,5 +1,10 @@
 #include "client/workload_arg.h"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
 
@@ -38,6 +43,30 @@ absl::StatusOr<ResolvedWorkload> ResolveWorkload(const WorkloadArgs& args) {
         "schedule ", args.schedule_file, " is for workload '", out.schedule->workload, "' (key ",
         out.schedule->workload_key, ") but the workload is '", out.workload.spec, "' (key ",
         out.workload.dag->workload_key(), "); use a schedule made for this workload"));
+  return out;
+}
+
+absl::StatusOr<ApiWorkload> ResolveApiWorkload(const std::string& spec, const std::string& def_file) {
+  std::string file = def_file;
+  if (file.empty() && absl::StartsWith(spec, "def:")) file = spec.substr(4);
+  ApiWorkload out;
+  if (file.empty()) {
+    absl::StatusOr<te::Workload> w = te::ParseWorkload(spec);
+    if (!w.ok()) return w.status();
+    out.parsed = *std::move(w);
+    out.message.set_spec(spec);
+    return out;
+  }
+  absl::StatusOr<te::Workload> w = te::LoadDefinitionFile(file);
+  if (!w.ok()) return w.status();
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in)
+    return absl::InvalidArgumentError(absl::StrCat("cannot read definition file '", file, "'"));
+  out.parsed = *std::move(w);
+  out.message.set_definition(text.str());
+  out.message.set_name(std::filesystem::path(file).stem().string());
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "common/schedule/schedule.h"
 #include "common/te/workload.h"
+#include "proto/tuneforge.pb.h"
 
 namespace tuneforge::cli {
 
@@ -26,5 +27,15 @@ struct ResolvedWorkload {
 // Errors: nothing names a workload, both a spec and --def, an unknown op or
 // bad file, a schedule whose workload key differs from the workload's.
 absl::StatusOr<ResolvedWorkload> ResolveWorkload(const WorkloadArgs& args);
+
+// A workload as the API carries it, checked here first: a spec as written,
+// or a definition's text (from --def FILE or a spec "def:FILE", read here
+// because the server cannot see the client's files), named by the file stem.
+struct ApiWorkload {
+  ::tuneforge::v1::Workload message;
+  te::Workload parsed;  // for its key and FLOPs
+};
+// Exactly one of `spec` and `def_file` is non-empty.
+absl::StatusOr<ApiWorkload> ResolveApiWorkload(const std::string& spec, const std::string& def_file);
 
 }  // namespace tuneforge::cli

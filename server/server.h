@@ -23,6 +23,7 @@ struct ServerOptions {
   std::string token;  // required: calls without it are refused
   std::string tls_cert_file;  // both or neither
   std::string tls_key_file;
+  bool log_calls = false;  // a stderr line per call (tuneforge-server --verbose)
   DispatcherOptions dispatcher;
   JobManagerOptions jobs;
 };

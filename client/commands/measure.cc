@@ -2,10 +2,13 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/cli_error.h"
+#include "client/record_source.h"
 #include "client/workload_arg.h"
 #include "common/codegen/target.h"
+#include "common/schedule/schedule_json.h"
 #include "worker/measure/measurer.h"
 
 namespace tuneforge::cli {
@@ -20,20 +23,47 @@ struct MeasureArgs {
   Output out;
 };
 
+// The schedule of the best record for the workload: on this machine's
+// device key if there is one, else on any device (CPU schedules replay on
+// any CPU; the timing is this machine's either way).
+absl::StatusOr<v1::Record> BestRecord(const std::string& db, const te::Workload& workload) {
+  RecordSourceArgs source;
+  source.db = db;
+  absl::StatusOr<std::unique_ptr<RecordSource>> store =
+      RecordSource::Open(source, RecordSource::Mode::kRead);
+  if (!store.ok()) return store.status();
+  const std::string key = workload.dag->workload_key();
+  for (const std::string& device : {codegen::Target::Host().device_key(), std::string()}) {
+    absl::StatusOr<std::optional<v1::Record>> best = (*store)->Best(key, device);
+    if (!best.ok()) return best.status();
+    if (best->has_value()) return **best;
+  }
+  return absl::NotFoundError(absl::StrCat("the record store ", (*store)->Describe(),
+                                          " has no correct record for ", workload.spec, " (key ", key,
+                                          "); tune it first: tuneforge tune ", workload.spec));
+}
+
 int RunMeasure(MeasureArgs args) {
   int sources = !args.workload.schedule_file.empty() + args.naive + args.best;
   if (sources != 1)
     return Fail(args.out, "say what to measure: exactly one of --schedule FILE, --naive or --best");
-  if (args.best)
-    return Fail(args.out,
-                "--best reads the record store, which this build does not have yet (it comes with "
-                "the tuning service); measure a schedule file with --schedule FILE");
   if (args.options.threads < 0) return Fail(args.out, "--threads must be 0 (all cores) or more");
   absl::StatusOr<ResolvedWorkload> r = ResolveWorkload(args.workload);
   if (!r.ok()) return Fail(args.out, r.status());
   const te::Workload& w = r->workload;
   std::vector<schedule::Step> steps;
   if (r->schedule) steps = r->schedule->steps;
+  std::optional<v1::Record> best;
+  if (args.best) {
+    absl::StatusOr<v1::Record> record = BestRecord(args.db, w);
+    if (!record.ok()) return Fail(args.out, record.status());
+    absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(record->schedule_json());
+    if (!s.ok())
+      return Fail(args.out, absl::StrCat("record ", record->id(), " holds a schedule this build cannot "
+                                         "read: ", s.status().message()));
+    steps = s->steps;
+    best = *std::move(record);
+  }
 
   absl::StatusOr<std::unique_ptr<measure::Measurer>> m =
       measure::Measurer::Create(codegen::Target::Host(), args.options);
@@ -43,7 +73,7 @@ int RunMeasure(MeasureArgs args) {
   double gflops = res.ok() && res.median_seconds > 0 ? w.dag->flops() / res.median_seconds / 1e9 : 0;
   Json result{{"workload", w.spec},
               {"workload_key", w.dag->workload_key()},
-              {"schedule", args.naive ? "naive" : args.workload.schedule_file},
+              {"schedule", args.naive ? "naive" : args.best ? "best" : args.workload.schedule_file},
               {"correct", res.correct},
               {"seconds", res.ok() ? Json(res.median_seconds) : Json()},
               {"gflops", res.ok() ? Json(gflops) : Json()},
@@ -55,6 +85,12 @@ int RunMeasure(MeasureArgs args) {
               {"max_abs_error", res.max_abs_error},
               {"threads", args.options.threads},
               {"target", (*m)->target().ToString()}};
+  if (best)
+    result["best_record"] = Json{{"id", best->id()},
+                                 {"target", best->device_key()},
+                                 {"job", best->job_id()},
+                                 {"gflops", best->gflops()},
+                                 {"seconds", best->median_seconds()}};
   if (!res.ok())
     return Fail(args.out, absl::StrFormat("%s: %s", measure::ErrorKindName(res.error_kind), res.error),
                 result);
@@ -76,7 +112,8 @@ void AddMeasureCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--schedule", args->workload.schedule_file, "schedule JSON file");
   cmd->add_flag("--naive", args->naive, "measure the unscheduled program");
   cmd->add_flag("--best", args->best, "measure the best record of the record store");
-  cmd->add_option("--db", args->db, "record store (with --best)");
+  cmd->add_option("--db", args->db,
+                  absl::StrCat("record store (with --best; default ./", kDefaultDb, ")"));
   cmd->add_option("--threads", args->options.threads, "threads for parallel loops (0: all cores)");
   cmd->add_option("--number", args->options.number, "runs per repeat (grows to --min-repeat-ms)");
   cmd->add_option("--repeat", args->options.repeat, "timed repeats; the median is reported");

@@ -1,5 +1,6 @@
 #include "common/rpc/channel.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -17,6 +18,10 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ConnectOptions&
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(256 << 20);
   args.SetMaxSendMessageSize(256 << 20);
+  if (options.max_reconnect_backoff_ms > 0) {
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, options.max_reconnect_backoff_ms);
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, std::min(100, options.max_reconnect_backoff_ms));
+  }
   std::shared_ptr<grpc::ChannelCredentials> creds;
   if (options.tls_ca_file.empty()) {
     creds = grpc::InsecureChannelCredentials();

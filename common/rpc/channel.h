@@ -17,6 +17,10 @@ struct ConnectOptions {
   std::string address;      // "HOST:PORT"
   std::string token;
   std::string tls_ca_file;  // empty: plain text (loopback, trusted networks)
+  // Caps gRPC's own reconnect backoff while the server is unreachable (0:
+  // gRPC's default, which grows to 120 s). Workers set a few seconds so a
+  // restarted server is found again quickly.
+  int max_reconnect_backoff_ms = 0;
 };
 
 // Errors: an empty or malformed address, an unreadable CA file.

@@ -71,6 +71,9 @@ class Dispatcher {
   // The worker's leased tasks go back to the queue; returns how many.
   virtual absl::StatusOr<int> Deregister(const std::string& worker_id) = 0;
   virtual std::vector<v1::WorkerStatus> ListWorkers() const = 0;
+  // Whether a registered, not lost worker has this device key (a job stays
+  // queued until one does).
+  virtual bool HasWorkerFor(const std::string& device_key) const = 0;
 
   // Stops the reaper and wakes waiting leases.
   virtual void Shutdown() = 0;

@@ -27,6 +27,22 @@ namespace v1 = ::tuneforge::v1;
 // Current schema version of records (v1::Record::schema_version).
 inline constexpr int kRecordSchemaVersion = 1;
 
+struct RecordStoreOptions {
+  // A write that finds the database locked by another process waits this
+  // long before failing with UNAVAILABLE.
+  int busy_timeout_ms = 5000;
+  // false: synchronous=NORMAL (a committed write survives kill -9 of the
+  // process; an OS crash or power loss may roll back the last commits).
+  // true: synchronous=FULL (the WAL is fsynced at every commit: it survives
+  // power loss too, at the cost of one fsync per group commit).
+  bool fsync_every_commit = false;
+  // Largest database file allowed; writes past it fail with
+  // RESOURCE_EXHAUSTED like a full disk. 0: no limit.
+  int64_t max_database_bytes = 0;
+  // Read connections kept open for reuse (one is opened per concurrent reader).
+  int max_idle_readers = 8;
+};
+
 // A measure task persisted until its record arrives, so a restarted server
 // can lease it again.
 struct TaskRow {
@@ -42,8 +58,22 @@ struct RecordFilter {
   std::string device_key;
   std::string job_id;
   bool only_ok = false;       // error_kind == "none"
-  int limit = 100;
-  bool fastest_first = false;  // else newest first
+  int limit = 100;            // <= 0: no limit (the RPC edge caps it)
+  // Else newest first: the most recently stored first (an imported record
+  // counts as stored when it was imported). Fastest first puts error
+  // records after every correct one.
+  bool fastest_first = false;
+};
+
+struct WorkloadRow {
+  std::string workload_key;
+  v1::Workload workload;
+  double flops = 0;
+};
+
+struct DeviceRow {
+  v1::DeviceInfo device;
+  int64_t last_seen_unix_ms = 0;  // when it was last saved
 };
 
 // Per job: what its records add up to.
@@ -56,21 +86,41 @@ struct JobTotals {
 struct AddOutcome {
   int accepted = 0;
   int duplicate = 0;  // a record with the same task_id was stored before
+  // Per input record, in order: the id it was stored under, or 0 for a
+  // duplicate (so a caller passes on only what is new).
+  std::vector<int64_t> ids;
+};
+
+// What the writer thread has done since the store opened: writes per
+// transaction is the group-commit factor.
+struct WriteStats {
+  int64_t transactions = 0;  // committed
+  int64_t writes = 0;        // write calls committed
 };
 
 class RecordStore {
  public:
   // Creates the file and schema if needed, migrates older schemas. Errors:
   // unreadable file, not a tuneforge database, a newer schema version.
-  static absl::StatusOr<std::unique_ptr<RecordStore>> Open(const std::string& path);
+  static absl::StatusOr<std::unique_ptr<RecordStore>> Open(const std::string& path,
+                                                          const RecordStoreOptions& options = {});
   virtual ~RecordStore() = default;
 
   // ---- Writes (grouped by the writer thread; return after commit) ----------
-  // Stores records (id and created time are set by the store unless given);
-  // a record whose task_id is already stored counts as a duplicate and is
-  // not stored again. The records' tasks stop being pending.
+  // Stores records (id and created time are set by the store unless given;
+  // schema_version 0 means the current one); a record whose task_id is
+  // already stored counts as a duplicate and is not stored again. The
+  // records' tasks stop being pending. Every record is checked first
+  // (non-empty task id, workload and device keys, error kind; finite,
+  // non-negative numbers; a correct record has a time and a schedule):
+  // INVALID_ARGUMENT "records[3]: field 'task_id' ...", and nothing of the
+  // call is stored. A given id that another task's record holds is
+  // ALREADY_EXISTS. Other writes grouped into the same transaction are not
+  // affected by this call failing.
   virtual absl::StatusOr<AddOutcome> AddRecords(std::vector<v1::Record> records) = 0;
   virtual absl::Status SaveJob(const v1::Job& job) = 0;  // insert or replace by id
+  // Built kernels (candidate, reference) are not stored: a restarted server
+  // builds them again. Adding a task id that is already stored does nothing.
   virtual absl::Status AddTasks(std::vector<TaskRow> tasks) = 0;
   virtual absl::Status SaveWorkload(const std::string& workload_key, const v1::Workload& workload,
                                     double flops) = 0;
@@ -91,15 +141,23 @@ class RecordStore {
   virtual absl::StatusOr<std::vector<std::string>> MeasuredSchedules(const std::string& workload_key,
                                                                      const std::string& device_key) = 0;
   virtual absl::StatusOr<int64_t> CountRecords() = 0;
+  virtual absl::StatusOr<std::optional<WorkloadRow>> LoadWorkload(const std::string& workload_key) = 0;
+  virtual absl::StatusOr<std::vector<DeviceRow>> LoadDevices() = 0;  // by device key
 
   // ---- Export / import as JSON lines (one record per line) --------------------
-  // Calls `line` for each matching record, oldest first; stops early when
-  // it returns false.
+  // Calls `line` for each matching record, oldest first (by id), from one
+  // snapshot; stops early when it returns false. Every matching record:
+  // filter.limit and filter.fastest_first are not used.
   virtual absl::Status Export(const RecordFilter& filter,
                               const std::function<bool(const std::string& line)>& line) = 0;
-  // Parses and stores lines; errors name the line number and field, and
-  // then nothing of the batch is stored.
+  // Parses and stores lines (blank ones are skipped); errors name the line
+  // number (1-based) and field, and then nothing of the batch is stored.
+  // Ids belong to a store: imported records get new ids here; the task id
+  // identifies a record across stores (duplicates are counted).
   virtual absl::StatusOr<AddOutcome> Import(const std::vector<std::string>& lines) = 0;
+
+  virtual WriteStats GetWriteStats() const = 0;
+  virtual const std::string& path() const = 0;
 };
 
 // One record as a JSON line and back (the export format; also what

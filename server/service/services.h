@@ -1,6 +1,7 @@
 // The gRPC services: each handler checks the token, validates the request
 // at the edge (INVALID_ARGUMENT naming the field), calls the core and
-// converts the result. One shape for every handler.
+// converts the result. One shape for every handler (handle_call.h); the
+// checks of each request are in request_checks.h, the caps in limits.h.
 #pragma once
 
 #include <memory>
@@ -18,6 +19,8 @@ struct ServiceDeps {
   Dispatcher* dispatcher = nullptr;
   RecordStore* store = nullptr;
   std::string token;
+  // One stderr line per call (method, status, latency): tuneforge-server --verbose.
+  bool log_calls = false;
 };
 
 std::unique_ptr<v1::Jobs::Service> MakeJobsService(const ServiceDeps& deps);

@@ -1,6 +1,7 @@
 // The `tuneforge` command line, run as a user runs it: a real process, its
 // exit code, its stdout (--json) and its one-line errors.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -30,7 +31,10 @@ std::string BinDir() {
 }
 
 Result RunCli(const std::string& args) {
-  std::string err_file = std::filesystem::temp_directory_path() / "tuneforge_cli_test_err.txt";
+  // One file per process and call: ctest runs these tests in parallel.
+  static int calls = 0;
+  std::string err_file = std::filesystem::temp_directory_path() /
+                         ("tuneforge_cli_test_err." + std::to_string(getpid()) + "." + std::to_string(++calls));
   std::string cmd = BinDir() + "/tuneforge " + args + " 2>" + err_file;
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
@@ -40,11 +44,13 @@ Result RunCli(const std::string& args) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream e(err_file);
   r.err.assign(std::istreambuf_iterator<char>(e), {});
+  std::filesystem::remove(err_file);
   return r;
 }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
-  std::string path = std::filesystem::temp_directory_path() / name;
+  // Per process: tests of this binary run in parallel under ctest.
+  std::string path = std::filesystem::temp_directory_path() / (std::to_string(getpid()) + "." + name);
   std::ofstream(path) << text;
   return path;
 }

@@ -19,11 +19,15 @@
 #include "common/te/interpreter.h"
 #include "common/te/ndarray.h"
 #include "common/te/workload.h"
-#include "tests/fuzz/random_schedule.h"
+#include "search/random_steps.h"
 #include "tests/lower/loop_interpreter.h"
 
 namespace tuneforge::fuzz {
 namespace {
+
+using search::kNumStepKinds;
+using search::RandomSchedule;
+using search::RandomScheduleStats;
 
 constexpr int kShards = 8;
 

@@ -96,6 +96,18 @@ TEST(LowerTest, UnrollCopiesTheBody) {
   EXPECT_THAT(Printed(s, keep), HasSubstr("unrolled (i.1, 0, 3)"));
 }
 
+// A vectorized loop longer than kMaxVectorLanes stays a loop of `extent`
+// steps: auto-unroll must not copy it hundreds of times (a random schedule
+// doing so took LLVM minutes to compile).
+TEST(LowerTest, AutoUnrollCountsALongVectorizedLoopAsALoop) {
+  State s = Apply("matmul:M=100,N=8,K=2", {schedule::ReorderStep{2, {1, 2, 0}},
+                                           schedule::AnnotationStep{2, 2, IterAnnotation::kVectorize},
+                                           schedule::PragmaStep{2, 0, 512}});
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("(j, 0, 8)"));  // not unrolled into 8 copies
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 TEST(LowerTest, ParallelFusedOuterLoops) {
   State s = Apply(kMatmul, {schedule::FuseStep{2, {0, 1}},
                             schedule::AnnotationStep{2, 0, IterAnnotation::kParallel}});

@@ -10,6 +10,7 @@
 #include "common/te/workload.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "worker/measure/builder.h"
 #include "worker/measure/measurer.h"
 
 namespace tuneforge::measure {
@@ -93,6 +94,30 @@ TEST(EndToEndTest, BadSchedulesFailAloneInABatch) {
   // The one-candidate convenience gives the same answer.
   MeasureResult one = m->MeasureOne(dag, TiledMatmul(stage));
   EXPECT_TRUE(one.ok()) << one.error;
+}
+
+// Loops too long to unroll stay loops (LLVM is not asked to unroll them
+// either): a huge auto-unroll pragma builds quickly and correctly.
+TEST(EndToEndTest, AHugeAutoUnrollPragmaStillBuildsQuickly) {
+  te::ComputeDagPtr dag = Workload("matmul:M=256,N=256,K=4");
+  ASSERT_NE(dag, nullptr);
+  const int stage = dag->OutputOps()[0];
+  BuiltKernel k = BuildSchedule(dag, {schedule::PragmaStep{stage, 0, 1 << 20}}, codegen::Target::Host());
+  EXPECT_TRUE(k.ok()) << k.error;
+  EXPECT_LT(k.build_ms, 5000);
+}
+
+// Four stages each unrolled to ~4000 statements (16000 in all): refused before LLVM
+// (which would compile it for minutes), as that candidate's lower_error.
+TEST(EndToEndTest, AProgramUnrolledPastTheLimitIsALowerError) {
+  te::ComputeDagPtr dag = Workload("softmax:M=62,N=64");
+  ASSERT_NE(dag, nullptr);
+  std::vector<Step> steps;
+  for (int stage = 1; stage <= 4; ++stage) steps.push_back(schedule::PragmaStep{stage, 0, 4096});
+  BuiltKernel k = BuildSchedule(dag, steps, codegen::Target::Host());
+  EXPECT_EQ(k.error_kind, MeasureErrorKind::kLowerError);
+  EXPECT_THAT(k.error, HasSubstr("statements (limit 8192)"));
+  EXPECT_THAT(k.error, HasSubstr("auto_unroll_max_step"));
 }
 
 // Measurement overhead on a real kernel: everything but the timed runs

@@ -141,7 +141,8 @@ TEST(ProtocolTest, PipeTransportDeadlinesAndClosedPeers) {
 TEST(ErrorKindTest, NamesAreStableAndRoundTrip) {
   const char* expected[] = {"none",          "invalid_schedule", "lower_error",
                             "compile_error", "runtime_crash",    "timeout",
-                            "out_of_memory", "wrong_answer",     "runner_error"};
+                            "out_of_memory", "wrong_answer",     "runner_error",
+                            "worker_lost"};
   for (int i = 0; i < kNumMeasureErrorKinds; ++i) {
     auto kind = static_cast<MeasureErrorKind>(i);
     EXPECT_STREQ(ErrorKindName(kind), expected[i]);

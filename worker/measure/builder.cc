@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/lower/lower.h"
+#include "common/lower/stmt_functor.h"
 #include "common/schedule/state.h"
 #include "common/te/ndarray.h"
 
@@ -18,6 +19,12 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
 }
+
+// A lowered program this large takes LLVM many seconds (about 1 ms per
+// statement) to compile and would hold
+// a worker's builder that long: such a candidate is refused before code
+// generation. The expert schedules lower to under 100 statements.
+constexpr int64_t kMaxLoweredStmts = 8192;
 
 BuiltKernel Failed(MeasureErrorKind kind, std::string error) {
   BuiltKernel k;
@@ -87,6 +94,11 @@ BuiltKernel BuildSchedule(const te::ComputeDagPtr& dag, const std::vector<schedu
     absl::StatusOr<lower::LoweredFunc> func = lower::Lower(*state);
     if (!func.ok())
       return Failed(MeasureErrorKind::kLowerError, std::string(func.status().message()));
+    if (int64_t n = lower::CountStmts(func->body); n > kMaxLoweredStmts)
+      return Failed(MeasureErrorKind::kLowerError,
+                    absl::StrCat("the lowered program has ", n, " statements (limit ", kMaxLoweredStmts,
+                                 "): unrolling made it too large to compile; unroll smaller loops or "
+                                 "lower auto_unroll_max_step"));
     return Compile(*dag, *func, target);
   }();
   k.build_ms = MillisSince(start);

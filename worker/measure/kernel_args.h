@@ -8,6 +8,10 @@
 
 #include "common/te/dtype.h"
 
+namespace tuneforge::te {
+class ComputeDag;
+}  // namespace tuneforge::te
+
 namespace tuneforge::measure {
 
 struct ArgSpec {
@@ -18,6 +22,11 @@ struct ArgSpec {
 
   friend bool operator==(const ArgSpec&, const ArgSpec&) = default;
 };
+
+// The arguments every kernel of `dag` takes, from the DAG alone: one per
+// placeholder then one per output, with the ops' dtypes and shapes. What a
+// runner-only worker needs to run an object built elsewhere.
+std::vector<ArgSpec> DagArgSpecs(const te::ComputeDag& dag);
 
 // "A: float32[64, 32]" or "C: float32[64, 64] (output)".
 std::string ToString(const ArgSpec& arg);

@@ -120,6 +120,8 @@ MeasureResult Measurer::Run(const te::ComputeDag& dag, const BuiltKernel& refere
   request.min_repeat_ms = options_.min_repeat_ms;
   request.flush_cache = options_.flush_cache;
   request.threads = options_.threads;
+  // Leave a fifth of the deadline for loading, checking and the reply.
+  request.time_budget_s = options_.timeout_s * 0.8;
   MeasureResult r;
   r.compile_ms = candidate.build_ms;
   if (candidate.args != reference.args) {

@@ -134,6 +134,7 @@ void EncodePayload(const Message& message, Writer& w) {
                    w.Raw(m.min_repeat_ms);
                    w.Raw(static_cast<uint8_t>(m.flush_cache));
                    w.Raw(m.threads);
+                   w.Raw(m.time_budget_s);
                  },
                  [&](const PhaseMessage& m) { w.Raw(static_cast<uint8_t>(m.phase)); },
                  [&](const RunReply& m) {
@@ -195,6 +196,7 @@ absl::StatusOr<Message> DecodePayload(uint8_t type, std::string_view payload) {
       m.min_repeat_ms = r.Raw<int32_t>();
       m.flush_cache = r.Raw<uint8_t>() != 0;
       m.threads = r.Raw<int32_t>();
+      m.time_budget_s = r.Raw<double>();
       out = std::move(m);
       break;
     }

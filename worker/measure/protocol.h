@@ -58,6 +58,10 @@ struct RunRequest {
   int32_t min_repeat_ms = 100;
   bool flush_cache = false;
   int32_t threads = 0;  // 0: all cores
+  // Seconds the check run and the timing may take together (0: no limit):
+  // a slow candidate gets fewer repeats, or just its check run's time,
+  // rather than running into the parent's deadline.
+  double time_budget_s = 0;
 };
 
 enum class RunPhase : uint8_t { kReference = 1, kCandidate = 2 };

@@ -1,5 +1,8 @@
 #include "worker/measure/runner_service.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -77,9 +80,11 @@ class RunnerService {
     if (!kernel.ok())
       return Fail(MeasureErrorKind::kCompileError,
                   absl::StrCat("loading the kernel object failed: ", kernel.status().message()));
+    auto start = std::chrono::steady_clock::now();
     RunReply reply = Check(**kernel, w);
     if (reply.error_kind != MeasureErrorKind::kNone) return reply;
-    Time(**kernel, w, request, reply);
+    double check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Time(**kernel, w, request, check_s, reply);
     return reply;
   }
 
@@ -158,8 +163,28 @@ class RunnerService {
     return reply;
   }
 
+  // Repeats that fit the time budget after the check run, which took
+  // check_s: 0 means even one repeat does not fit.
+  static int RepeatsWithinBudget(const RunRequest& request, double check_s) {
+    if (request.time_budget_s <= 0) return request.repeat;
+    double per_repeat = std::max(check_s * std::max(1, request.number), request.min_repeat_ms / 1e3);
+    // Calibration costs about one more repeat.
+    double fit = (request.time_budget_s - check_s) / per_repeat - 1;
+    return static_cast<int>(std::clamp(fit, 0.0, static_cast<double>(request.repeat)));
+  }
+
   void Time(const codegen::LoadedKernel& kernel, WorkloadBuffers& w, const RunRequest& request,
-            RunReply& reply) {
+            double check_s, RunReply& reply) {
+    int repeat = RepeatsWithinBudget(request, check_s);
+    if (repeat == 0) {
+      // Too slow to time within the deadline: its one (checked) run is the
+      // measurement, enough to rank it far behind the fast ones.
+      reply.number = 1;
+      reply.repeat_seconds = {check_s};
+      reply.median_seconds = check_s;
+      reply.timed_ms = check_s * 1e3;
+      return;
+    }
     CacheFlusher* flusher = nullptr;
     if (request.flush_cache) {
       if (!flusher_) flusher_ = std::make_unique<CacheFlusher>();
@@ -172,8 +197,7 @@ class RunnerService {
       flusher = flusher_.get();
     }
     std::vector<void*> args = w.CandidateArgs();
-    TimingOptions options{request.number, request.repeat, request.min_repeat_ms,
-                          request.flush_cache};
+    TimingOptions options{request.number, repeat, request.min_repeat_ms, request.flush_cache};
     TimingResult t = TimeKernel([&] { return kernel(args.data()); }, options, flusher);
     reply.number = t.number;
     reply.repeat_seconds = std::move(t.repeat_seconds);

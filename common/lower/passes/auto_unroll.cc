@@ -1,5 +1,6 @@
 #include "common/lower/passes/auto_unroll.h"
 
+#include "common/lower/passes/vectorize.h"
 #include "common/lower/stmt_functor.h"
 #include "common/overloaded.h"
 
@@ -20,7 +21,9 @@ Stmt Mark(const Stmt& s, int64_t max_step, int64_t* steps) {
     return r;
   });
   if (const For* f = out.as<For>()) {
-    bool vector = f->kind == ForKind::kVectorized;
+    // A vectorized loop is one step per body statement only when it will
+    // become vector statements; a longer one stays a loop of `extent` steps.
+    bool vector = f->kind == ForKind::kVectorized && f->extent <= kMaxVectorLanes;
     *steps = vector ? inner : inner * f->extent;
     if (f->kind == ForKind::kSerial && *steps <= max_step)
       return MakeFor(f->var, f->extent, ForKind::kUnrolled, f->body);

@@ -14,7 +14,10 @@ Stmt UnrollLoops(const Stmt& s) {
   Stmt t = MapStmtChildren(s, UnrollLoops);
   const For* f = t.as<For>();
   if (!f || f->kind != ForKind::kUnrolled) return t;
-  if (f->extent * CountStmts(f->body) > kMaxUnrolledStmts) return t;
+  // Too large to copy: a plain loop. (Left marked, LLVM would unroll it
+  // fully itself, and take minutes to compile the result.)
+  if (f->extent * CountStmts(f->body) > kMaxUnrolledStmts)
+    return MakeFor(f->var, f->extent, ForKind::kSerial, f->body);
   std::vector<Stmt> copies;
   copies.reserve(f->extent);
   for (int64_t i = 0; i < f->extent; ++i)

@@ -7,7 +7,6 @@
 namespace tuneforge::lower {
 namespace {
 
-constexpr int64_t kMaxLanes = 64;
 
 class LoopVectorizer {
  public:
@@ -71,7 +70,7 @@ Stmt VectorizeLoops(const Stmt& s) {
   if (!s) return s;
   Stmt t = MapStmtChildren(s, VectorizeLoops);
   const For* f = t.as<For>();
-  if (!f || f->kind != ForKind::kVectorized || f->extent > kMaxLanes) return t;
+  if (!f || f->kind != ForKind::kVectorized || f->extent > kMaxVectorLanes) return t;
   // A loop around code that is already vector (an inner vectorized loop)
   // stays a loop: lanes of lanes have no machine form.
   bool has_vectors = false;

@@ -10,6 +10,9 @@
 
 namespace tuneforge::lower {
 
+// Longer vectorized loops stay loops (LLVM's vectorizer handles them).
+inline constexpr int64_t kMaxVectorLanes = 64;
+
 Stmt Vectorize(const Stmt& body);
 
 }  // namespace tuneforge::lower

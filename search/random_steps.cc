@@ -1,9 +1,9 @@
-#include "tests/fuzz/random_schedule.h"
+#include "search/random_steps.h"
 
 #include <algorithm>
 #include <numeric>
 
-namespace tuneforge::fuzz {
+namespace tuneforge::search {
 namespace {
 
 using schedule::IterAnnotation;
@@ -154,4 +154,4 @@ State RandomSchedule(const te::ComputeDagPtr& dag, std::mt19937_64& rng, int att
   return state;
 }
 
-}  // namespace tuneforge::fuzz
+}  // namespace tuneforge::search

@@ -1,6 +1,7 @@
-// Random schedules for the differential fuzz test: step sequences built by
-// proposing random steps of every kind against the current state and
-// keeping those the state accepts.
+// Random schedules: step sequences built by proposing random steps of every
+// kind against the current state and keeping those the state accepts. The
+// random-search policy samples with it, and so does the differential fuzz
+// test (tests/fuzz), which relies on it covering every step kind.
 #pragma once
 
 #include <array>
@@ -11,7 +12,7 @@
 
 #include "common/schedule/state.h"
 
-namespace tuneforge::fuzz {
+namespace tuneforge::search {
 
 inline constexpr int kNumStepKinds = std::variant_size_v<schedule::Step>;
 
@@ -25,4 +26,4 @@ struct RandomScheduleStats {
 schedule::State RandomSchedule(const te::ComputeDagPtr& dag, std::mt19937_64& rng, int attempts,
                                RandomScheduleStats* stats);
 
-}  // namespace tuneforge::fuzz
+}  // namespace tuneforge::search

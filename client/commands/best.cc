@@ -1,0 +1,96 @@
+#include "client/commands/best.h"
+
+#include <fstream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "client/cli_error.h"
+#include "client/job_view.h"
+#include "client/record_source.h"
+#include "client/workload_arg.h"
+
+namespace tuneforge::cli {
+namespace {
+
+struct BestArgs {
+  std::string spec;
+  std::string def_file;
+  std::string target;  // device key; "" = any
+  std::string schedule_out;
+  RecordSourceArgs source;
+  Output out;
+};
+
+Json RecordJson(const v1::Record& r, double gflops) {
+  return Json{{"found", true},
+              {"gflops", gflops},
+              {"seconds", r.median_seconds()},
+              {"schedule", ScheduleTextToJson(r.schedule_json())},
+              {"target", r.device_key()},
+              {"workload", r.workload()},
+              {"workload_key", r.workload_key()},
+              {"job", r.job_id()},
+              {"record_id", r.id()},
+              {"worker", r.worker_id()},
+              {"created_unix_ms", r.created_unix_ms()}};
+}
+
+int RunBest(const BestArgs& args) {
+  if (args.spec.empty() == args.def_file.empty())
+    return Fail(args.out, args.spec.empty()
+                              ? "no workload: name one as OP:KEY=VALUE,... or give --def FILE"
+                              : "give the workload either as OP:KEY=VALUE,... or with --def FILE, not both");
+  absl::StatusOr<ApiWorkload> w = ResolveApiWorkload(args.spec, args.def_file);
+  if (!w.ok()) return Fail(args.out, w.status());
+  const std::string key = w->parsed.dag->workload_key();
+  absl::StatusOr<std::unique_ptr<RecordSource>> source =
+      RecordSource::Open(args.source, RecordSource::Mode::kRead);
+  if (!source.ok()) return Fail(args.out, source.status());
+  absl::StatusOr<std::optional<v1::Record>> best = (*source)->Best(key, args.target);
+  if (!best.ok()) return Fail(args.out, best.status());
+  if (!best->has_value()) {
+    // Not an error: the question has an answer, "none yet".
+    Json result{{"found", false},        {"gflops", nullptr},
+                {"seconds", nullptr},    {"schedule", nullptr},
+                {"target", args.target.empty() ? Json() : Json(args.target)},
+                {"workload", w->parsed.spec}, {"workload_key", key}};
+    std::string text = absl::StrCat("no correct record for ", w->parsed.spec, " (key ", key, ")",
+                                    args.target.empty() ? "" : " on " + args.target, " in ",
+                                    (*source)->Describe(), "; tune it with: tuneforge tune ",
+                                    w->parsed.spec);
+    return Succeed(args.out, result, text);
+  }
+  const v1::Record& r = **best;
+  double gflops = r.gflops() > 0 ? r.gflops()
+                  : r.median_seconds() > 0 ? w->parsed.dag->flops() / r.median_seconds() / 1e9
+                                           : 0;
+  if (!args.schedule_out.empty()) {
+    std::ofstream file(args.schedule_out);
+    file << r.schedule_json() << "\n";
+    if (!file)
+      return Fail(args.out, absl::StrCat("cannot write the schedule to '", args.schedule_out,
+                                         "'; check the folder exists and is writable"));
+  }
+  std::string text = absl::StrFormat(
+      "%s on %s: %.1f GFLOPS (%.4f ms), record %d of job %s\n%s", w->parsed.spec, r.device_key(),
+      gflops, r.median_seconds() * 1e3, r.id(), r.job_id(),
+      ScheduleTextToJson(r.schedule_json()).dump(2));
+  return Succeed(args.out, RecordJson(r, gflops), text);
+}
+
+}  // namespace
+
+void AddBestCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<BestArgs>();
+  CLI::App* cmd = app.add_subcommand("best", "The best correct record of a workload and its schedule");
+  cmd->add_option("workload", args->spec, "OP:KEY=VALUE,...");
+  cmd->add_option("--def", args->def_file, "compute-definition file instead of a spec");
+  cmd->add_option("--target", args->target, "device key (default: the best over all devices)");
+  cmd->add_option("--out", args->schedule_out, "also write the schedule to this file");
+  AddRecordSourceFlags(cmd, &args->source);
+  cmd->add_flag("--json", args->out.json, "one JSON object on stdout");
+  cmd->callback([args, exit_code] { *exit_code = RunBest(*args); });
+}
+
+}  // namespace tuneforge::cli

@@ -1,0 +1,228 @@
+#include "client/commands/tune.h"
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "client/api/jobs_client.h"
+#include "client/cli_error.h"
+#include "client/device_choice.h"
+#include "client/embedded_cluster.h"
+#include "client/interrupt.h"
+#include "client/job_spec_args.h"
+#include "client/job_view.h"
+#include "client/job_watch.h"
+#include "client/record_source.h"
+#include "client/server_args.h"
+
+namespace tuneforge::cli {
+namespace {
+
+constexpr int kInterruptedExit = 130;  // what shells report for Ctrl-C
+
+struct TuneArgs {
+  std::string spec;
+  std::string model;
+  std::string db;
+  std::string target;
+  JobSpecArgs job;
+  ServerArgs server;
+  bool verbose = false;
+  Output out;
+};
+
+// Where the job runs: the embedded cluster, or the one at --server.
+struct TuneSession {
+  std::unique_ptr<EmbeddedCluster> embedded;
+  std::optional<client::Connection> connection;
+  std::string device_key;
+  std::string records_at;  // the database file or the server, for messages
+};
+
+// The worker's error, set on its thread when it stops early.
+class WorkerFailure {
+ public:
+  void Set(const absl::Status& s) {
+    absl::MutexLock lock(&mu_);
+    status_ = s;
+  }
+  absl::Status Get() const {
+    absl::MutexLock lock(&mu_);
+    return status_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::Status status_;
+};
+
+absl::StatusOr<TuneSession> OpenSession(const TuneArgs& args, std::function<void(const absl::Status&)>
+                                                                  on_worker_error) {
+  TuneSession session;
+  if (args.server.given()) {
+    absl::StatusOr<client::Connection> connection = Connect(args.server);
+    if (!connection.ok()) return connection.status();
+    absl::StatusOr<std::string> device = ChooseDeviceKey(*connection, args.target, "--target");
+    if (!device.ok()) return device.status();
+    session.connection = *std::move(connection);
+    session.device_key = *std::move(device);
+    session.records_at = "server " + args.server.address;
+    return session;
+  }
+  EmbeddedOptions options;
+  options.db_path = args.db.empty() ? kDefaultDb : args.db;
+  options.requested_device_key = args.target;
+  options.on_worker_error = std::move(on_worker_error);
+  if (args.verbose) options.log = [](const std::string& line) { std::cerr << line << std::endl; };
+  absl::StatusOr<std::unique_ptr<EmbeddedCluster>> cluster = EmbeddedCluster::Start(options);
+  if (!cluster.ok()) return cluster.status();
+  session.embedded = *std::move(cluster);
+  session.connection = session.embedded->connection();
+  session.device_key = session.embedded->device_key();
+  session.records_at = options.db_path;
+  return session;
+}
+
+Json TuneJson(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession& session,
+              double wall_s) {
+  bool has_best = job.best_gflops() > 0;
+  return Json{{"best_gflops", job.best_gflops()},
+              {"best_seconds", has_best ? Json(job.best_seconds()) : Json()},
+              {"trials", job.trials_done()},
+              {"wall_s", wall_s},
+              {"best_schedule", ScheduleTextToJson(job.best_schedule_json())},
+              {"job", job.id()},
+              {"state", client::JobStateName(job.state())},
+              {"trials_total", job.trials_total()},
+              {"errors", job.errors()},
+              {"workload", spec.workloads[0].parsed.spec},
+              {"workload_key", spec.workloads[0].parsed.dag->workload_key()},
+              {"target", session.device_key},
+              {"records", session.records_at}};
+}
+
+std::string TuneText(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession& session,
+                     double wall_s) {
+  const std::string& workload = spec.workloads[0].parsed.spec;
+  if (job.best_gflops() <= 0)
+    return absl::StrFormat(
+        "no correct candidate in %d trials (%d errors) after %.1f s (job %s); try more --trials",
+        job.trials_done(), job.errors(), wall_s, job.id());
+  return absl::StrFormat(
+      "best %.1f GFLOPS (%.4f ms) after %d trials in %.1f s (job %s, %d errors)\n%s\n"
+      "records in %s: 'tuneforge best %s' shows it again, 'tuneforge measure %s --best' re-times it",
+      job.best_gflops(), job.best_seconds() * 1e3, job.trials_done(), wall_s, job.id(),
+      job.errors(), ScheduleTextToJson(job.best_schedule_json()).dump(2), session.records_at,
+      workload, workload);
+}
+
+absl::Status CheckArgs(TuneArgs& args) {
+  if (!args.model.empty())
+    return absl::UnimplementedError(
+        "--model (tuning every task of an ONNX model) comes with the model-import issue; tune one "
+        "workload now: tuneforge tune OP:KEY=VALUE,... or --def FILE");
+  if (!args.spec.empty()) args.job.specs = {args.spec};
+  if (args.job.specs.size() + args.job.def_files.size() > 1)
+    return absl::InvalidArgumentError(
+        "tune takes one workload; submit several at once with 'tuneforge submit'");
+  if (args.server.given() && !args.db.empty())
+    return absl::InvalidArgumentError(
+        "--db is the embedded mode's database; with --server the records go to the cluster's (read "
+        "them with 'tuneforge best ... --server')");
+  return absl::OkStatus();
+}
+
+int RunTune(TuneArgs args) {
+  if (absl::Status s = CheckArgs(args); !s.ok()) return Fail(args.out, s);
+  absl::StatusOr<ResolvedJobSpec> spec = BuildJobSpec(args.job, "");
+  if (!spec.ok()) return Fail(args.out, spec.status());
+  std::ostream& progress = args.out.json ? std::cerr : std::cout;
+
+  // Declared before the session: the worker thread may use them until the
+  // session stops.
+  client::CallCanceller canceller;
+  WorkerFailure worker_failure;
+  absl::StatusOr<TuneSession> session = OpenSession(args, [&](const absl::Status& s) {
+    worker_failure.Set(s);
+    canceller.Cancel();
+  });
+  if (!session.ok()) return Fail(args.out, session.status());
+  spec->spec.set_device_key(session->device_key);
+
+  client::JobsClient jobs(*session->connection);
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<v1::Job> submitted = jobs.Submit(spec->spec);
+  if (!submitted.ok()) return Fail(args.out, submitted.status());
+  const std::string job_id = submitted->id();
+  progress << absl::StrFormat("job %s: tuning %s on %s, %d trials, records in %s", job_id,
+                              spec->workloads[0].parsed.spec, session->device_key, args.job.trials,
+                              session->records_at)
+           << std::endl;
+
+  absl::StatusOr<v1::Job> final_job;
+  bool interrupted = false;
+  {
+    InterruptGuard guard(
+        [&] {
+          progress << "interrupted: cancelling job " << job_id << " (Ctrl-C again to stop waiting)"
+                   << std::endl;
+          absl::StatusOr<v1::Job> cancelled = jobs.Cancel(job_id);
+          if (!cancelled.ok()) canceller.Cancel();  // nothing to wait for then
+        },
+        [&] { canceller.Cancel(); });
+    WatchOptions watch;
+    watch.progress = &progress;
+    watch.canceller = &canceller;
+    final_job = WatchToEnd(jobs, job_id, watch);
+    interrupted = guard.count() > 0;
+  }
+  double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  absl::Status worker_status = session->embedded ? session->embedded->Stop() : absl::OkStatus();
+  if (!worker_status.ok())
+    return Fail(args.out, absl::StrCat("the local worker stopped: ", worker_status.message()));
+  if (!final_job.ok()) {
+    if (interrupted) {
+      Fail(args.out, absl::StrCat("stopped waiting for job ", job_id, " (interrupted twice)"));
+      return kInterruptedExit;
+    }
+    return Fail(args.out, final_job.status());
+  }
+  Json result = TuneJson(*final_job, *spec, *session, wall_s);
+  switch (final_job->state()) {
+    case v1::JOB_STATE_DONE:
+      return Succeed(args.out, result, TuneText(*final_job, *spec, *session, wall_s));
+    case v1::JOB_STATE_CANCELLED:
+      Fail(args.out,
+           absl::StrFormat("job %s cancelled after %d of %d trials (best %.1f GFLOPS); its records "
+                           "are kept in %s",
+                           job_id, final_job->trials_done(), final_job->trials_total(),
+                           final_job->best_gflops(), session->records_at),
+           result);
+      return interrupted ? kInterruptedExit : 1;
+    default:
+      return Fail(args.out, absl::StrCat("job ", job_id, " failed: ", final_job->error()), result);
+  }
+}
+
+}  // namespace
+
+void AddTuneCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<TuneArgs>();
+  args->job.trials = 200;
+  CLI::App* cmd = app.add_subcommand(
+      "tune", "Tune a workload (embedded server and local worker, or --server) and print its best");
+  cmd->add_option("workload", args->spec, "OP:KEY=VALUE,...");
+  cmd->add_option("--model", args->model, "ONNX model (comes with the model-import issue)");
+  cmd->add_option("--trials", args->job.trials, "measurements in all (default 200)");
+  cmd->add_option("--db", args->db, absl::StrCat("record database (default ./", kDefaultDb, ")"));
+  cmd->add_option("--target", args->target, "device key to tune for (default: this machine's)");
+  AddJobSpecFlags(cmd, &args->job);
+  AddServerFlags(cmd, &args->server);
+  cmd->add_flag("--verbose", args->verbose, "the local worker's log on stderr");
+  cmd->add_flag("--json", args->out.json, "one JSON object on stdout (progress lines on stderr)");
+  cmd->callback([args, exit_code] { *exit_code = RunTune(*args); });
+}
+
+}  // namespace tuneforge::cli

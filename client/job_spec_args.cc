@@ -1,0 +1,63 @@
+#include "client/job_spec_args.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace tuneforge::cli {
+
+void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
+  cmd->add_option("--def", args->def_files, "compute-definition file (repeatable)");
+  cmd->add_option("--batch", args->batch, "candidates per round (default 64)");
+  cmd->add_option("--policy", args->policy, "search policy: random");
+  cmd->add_option("--threads", args->threads, "threads for parallel loops on the worker (0: all cores)");
+  cmd->add_option("--timeout", args->timeout_s, "seconds allowed per candidate (default 10)");
+  cmd->add_option("--number", args->number, "runs per repeat (grows to --min-repeat-ms)");
+  cmd->add_option("--repeat", args->repeat, "timed repeats; the median is reported");
+  cmd->add_option("--min-repeat-ms", args->min_repeat_ms, "minimum duration of a repeat");
+  cmd->add_flag("--flush-cache", args->flush_cache, "flush the caches before each run");
+  cmd->add_option("--seed", args->seed, "seed of the search (default: from the job id)");
+  cmd->add_option("--name", args->name, "free text shown in listings");
+}
+
+absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std::string& device_key) {
+  if (args.specs.empty() && args.def_files.empty())
+    return absl::InvalidArgumentError(
+        "no workload: name one as OP:KEY=VALUE,... (e.g. matmul:M=1024,N=1024,K=1024) or give "
+        "--def FILE; 'tuneforge show --ops' lists the ops");
+  if (args.trials < 1)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--trials is ", args.trials, "; give the number of measurements, 1 or more"));
+  if (args.batch < 0 || args.threads < 0 || args.timeout_s < 0 || args.number < 0 ||
+      args.repeat < 0 || args.min_repeat_ms < 0)
+    return absl::InvalidArgumentError(
+        "--batch, --threads, --timeout, --number, --repeat and --min-repeat-ms must be 0 (the "
+        "default) or more");
+  ResolvedJobSpec out;
+  for (const std::string& spec : args.specs) {
+    absl::StatusOr<ApiWorkload> w = ResolveApiWorkload(spec, "");
+    if (!w.ok()) return w.status();
+    out.workloads.push_back(*std::move(w));
+  }
+  for (const std::string& file : args.def_files) {
+    absl::StatusOr<ApiWorkload> w = ResolveApiWorkload("", file);
+    if (!w.ok()) return w.status();
+    out.workloads.push_back(*std::move(w));
+  }
+  v1::JobSpec& spec = out.spec;
+  for (const ApiWorkload& w : out.workloads) *spec.add_workloads() = w.message;
+  spec.set_device_key(device_key);
+  spec.set_trials(args.trials);
+  spec.set_policy(args.policy);
+  spec.set_batch_size(args.batch);
+  spec.set_seed(args.seed);
+  spec.set_name(args.name);
+  v1::MeasureOptions& m = *spec.mutable_measure();
+  m.set_number(args.number);
+  m.set_repeat(args.repeat);
+  m.set_min_repeat_ms(args.min_repeat_ms);
+  m.set_flush_cache(args.flush_cache);
+  m.set_threads(args.threads);
+  m.set_timeout_s(args.timeout_s);
+  return out;
+}
+
+}  // namespace tuneforge::cli

@@ -1,0 +1,46 @@
+// The flags that describe a tuning job, shared by `submit` and `tune`:
+// workloads, trials, batch, policy and measurement options, turned into a
+// v1::JobSpec (checked here, and again by the server).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "client/workload_arg.h"
+#include "proto/tuneforge.pb.h"
+
+namespace tuneforge::cli {
+
+struct JobSpecArgs {
+  std::vector<std::string> specs;      // positional
+  std::vector<std::string> def_files;  // --def, repeatable
+  int trials = 0;
+  int batch = 0;  // 0: the server's default (64)
+  std::string policy = "random";
+  int threads = 0;
+  double timeout_s = 0;  // 0: the server's default (10 s)
+  int number = 0;
+  int repeat = 0;
+  int min_repeat_ms = 0;
+  bool flush_cache = false;
+  uint64_t seed = 0;
+  std::string name;
+};
+
+// Adds every flag but the positional workloads and --trials (whose default
+// differs between commands).
+void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args);
+
+struct ResolvedJobSpec {
+  ::tuneforge::v1::JobSpec spec;
+  std::vector<ApiWorkload> workloads;  // in spec order
+};
+
+// Errors: no workload, a bad workload (named), trials < 1, negative knobs.
+// `device_key` may be empty here and set later.
+absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std::string& device_key);
+
+}  // namespace tuneforge::cli

@@ -1,0 +1,85 @@
+#include "client/job_view.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "client/api/jobs_client.h"
+
+namespace tuneforge::cli {
+namespace {
+
+constexpr int kDefaultBatch = 64;  // JobSpec.batch_size 0
+
+Json WorkloadNames(const v1::JobSpec& spec) {
+  Json names = Json::array();
+  for (const v1::Workload& w : spec.workloads())
+    names.push_back(w.has_definition() ? "def:" + (w.name().empty() ? "def" : w.name()) : w.spec());
+  return names;
+}
+
+std::string FormatEta(double eta_s) {
+  if (eta_s < 0 || !std::isfinite(eta_s)) return "ETA ?";
+  if (eta_s < 100) return absl::StrFormat("ETA %.0f s", eta_s);
+  if (eta_s < 6000) return absl::StrFormat("ETA %.0f min", eta_s / 60);
+  return absl::StrFormat("ETA %.1f h", eta_s / 3600);
+}
+
+}  // namespace
+
+Json ScheduleTextToJson(const std::string& text) {
+  if (text.empty()) return Json();
+  Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? Json() : parsed;
+}
+
+Json JobToJson(const v1::Job& job) {
+  bool has_best = job.best_gflops() > 0;
+  return Json{{"job", job.id()},
+              {"state", client::JobStateName(job.state())},
+              {"trials_done", job.trials_done()},
+              {"trials_total", job.trials_total()},
+              {"best_gflops", job.best_gflops()},
+              {"best_seconds", has_best ? Json(job.best_seconds()) : Json()},
+              {"best_schedule", ScheduleTextToJson(job.best_schedule_json())},
+              {"best_workload_key", job.best_workload_key()},
+              {"device_key", job.spec().device_key()},
+              {"workloads", WorkloadNames(job.spec())},
+              {"name", job.spec().name()},
+              {"errors", job.errors()},
+              {"error", job.error().empty() ? Json() : Json(job.error())},
+              {"created_unix_ms", job.created_unix_ms()},
+              {"updated_unix_ms", job.updated_unix_ms()}};
+}
+
+std::string JobToText(const v1::Job& job) {
+  std::string best = job.best_gflops() > 0
+                         ? absl::StrFormat("best %.1f GFLOPS (%.3f ms)", job.best_gflops(),
+                                           job.best_seconds() * 1e3)
+                         : "no best yet";
+  std::string text = absl::StrFormat("job %s  %s  %d/%d trials  %s  device %s", job.id(),
+                                     client::JobStateName(job.state()), job.trials_done(),
+                                     job.trials_total(), best, job.spec().device_key());
+  if (job.errors() > 0) absl::StrAppend(&text, absl::StrFormat("  (%d errors)", job.errors()));
+  if (!job.error().empty()) absl::StrAppend(&text, "\n  error: ", job.error());
+  return text;
+}
+
+std::string ProgressLine(const v1::Job& job, double eta_s) {
+  int batch = job.spec().batch_size() > 0 ? job.spec().batch_size() : kDefaultBatch;
+  int round = (job.trials_done() + batch - 1) / batch;
+  std::string best = job.best_gflops() > 0
+                         ? absl::StrFormat("best %.1f GFLOPS (%.3g ms)", job.best_gflops(),
+                                           job.best_seconds() * 1e3)
+                         : "no correct candidate yet";
+  std::string line = absl::StrFormat("round %d: %d/%d trials, %s", round, job.trials_done(),
+                                     job.trials_total(), best);
+  if (job.errors() > 0) absl::StrAppend(&line, absl::StrFormat(", %d errors", job.errors()));
+  if (client::IsFinished(job.state()))
+    absl::StrAppend(&line, ", ", client::JobStateName(job.state()));
+  else
+    absl::StrAppend(&line, ", ", FormatEta(eta_s));
+  return line;
+}
+
+}  // namespace tuneforge::cli

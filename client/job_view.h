@@ -1,0 +1,29 @@
+// How jobs look to users: the JSON object of submit/status/cancel/watch
+// (INTERFACE.md fields first), a short text form, and the progress line
+// printed per round by watch and tune.
+#pragma once
+
+#include <string>
+
+#include "client/cli_error.h"
+#include "proto/tuneforge.pb.h"
+
+namespace tuneforge::cli {
+
+namespace v1 = ::tuneforge::v1;
+
+// `job`, `state`, `trials_done`, `trials_total`, `best_gflops`, then
+// `best_seconds`, `best_schedule` (object or null), `best_workload_key`,
+// `device_key`, `workloads`, `name`, `errors`, `error`.
+Json JobToJson(const v1::Job& job);
+std::string JobToText(const v1::Job& job);
+
+// The schedule text of a record or job as a JSON object; null when empty or
+// not JSON (the text is kept then under "schedule_text" by the caller).
+Json ScheduleTextToJson(const std::string& text);
+
+// "round 3: 192/200 trials, best 812.3 GFLOPS (1.23 ms), ETA 12 s".
+// Rounds count batches of the job's batch size; `eta_s` < 0 is unknown.
+std::string ProgressLine(const v1::Job& job, double eta_s);
+
+}  // namespace tuneforge::cli

@@ -1,0 +1,47 @@
+// A search policy proposes candidate schedules for one workload and learns
+// from their measurements. The server runs one per (job, workload):
+//
+//   policy = MakePolicy(kind, dag, seed)
+//   policy->MarkMeasured(schedules already in the record store)
+//   loop: Propose(n) -> measure -> Update(results)
+//
+// Random search is the baseline; Ansor's search plugs in here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/schedule/steps.h"
+#include "common/te/compute_dag.h"
+
+namespace tuneforge::search {
+
+struct MeasuredCandidate {
+  std::vector<schedule::Step> steps;
+  bool ok = false;       // measured correctly
+  double seconds = 0;    // median, when ok
+};
+
+class SearchPolicy {
+ public:
+  virtual ~SearchPolicy() = default;
+  // Up to n new candidates, none proposed or measured before; fewer when
+  // the policy cannot find new ones.
+  virtual std::vector<std::vector<schedule::Step>> Propose(int n) = 0;
+  virtual void Update(const std::vector<MeasuredCandidate>& results) = 0;
+  // Schedules measured before (a resumed job, another job on the same
+  // workload): never proposed again.
+  virtual void MarkMeasured(const std::vector<std::vector<schedule::Step>>& schedules) = 0;
+};
+
+enum class PolicyKind { kRandom };
+// "random" (also ""). Errors list the known names.
+absl::StatusOr<PolicyKind> ParsePolicy(const std::string& name);
+const char* PolicyName(PolicyKind kind);
+
+std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, te::ComputeDagPtr dag, uint64_t seed);
+
+}  // namespace tuneforge::search

@@ -1,0 +1,45 @@
+// What the job manager keeps per job: the job as clients see it, plus the
+// search state of a running job.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "common/te/workload.h"
+#include "proto/tuneforge.pb.h"
+#include "search/search_policy.h"
+
+namespace tuneforge::server {
+
+struct JobRuntime {
+  v1::Job job;
+  std::vector<te::Workload> workloads;  // parsed spec.workloads
+  std::vector<std::unique_ptr<search::SearchPolicy>> policies;  // one per workload
+  std::vector<std::vector<search::MeasuredCandidate>> feedback;  // per workload, for the next round
+  int64_t issued = 0;     // tasks created (measured or outstanding)
+  int64_t next_seq = 0;   // task id counter
+  int next_workload = 0;  // round-robin position
+  int round = 0;
+  int64_t trials_at_start = 0;  // for the ETA of a resumed job
+  absl::Time started;
+  uint64_t version = 1;
+  std::string message;
+  bool dirty = false;     // job changed since last saved
+
+  bool finished() const {
+    return job.state() == v1::JOB_STATE_DONE || job.state() == v1::JOB_STATE_FAILED ||
+           job.state() == v1::JOB_STATE_CANCELLED;
+  }
+  int batch_size() const;
+  // Seconds to completion from the rate so far, -1 when unknown.
+  double EtaSeconds() const;
+  // "round 3: 192/200 trials, best 812.3 GFLOPS (1.234 ms), 2 errors".
+  std::string ProgressLine() const;
+};
+
+const char* JobStateName(v1::JobState state);
+
+}  // namespace tuneforge::server

@@ -1,0 +1,55 @@
+#include "server/core/job_spec_check.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "search/search_policy.h"
+#include "server/core/workload_cache.h"
+
+namespace tuneforge::server {
+namespace {
+
+absl::Status Bad(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+absl::Status CheckRange(const char* field, double value, double lo, double hi) {
+  if (!std::isfinite(value) || value < lo || value > hi)
+    return Bad(absl::StrCat("spec.measure.", field, " must be in [", lo, ", ", hi, "], got ", value));
+  return absl::OkStatus();
+}
+
+absl::Status CheckMeasure(const v1::MeasureOptions& m) {
+  for (absl::Status s : {CheckRange("number", m.number(), 0, 1e6), CheckRange("repeat", m.repeat(), 0, 1000),
+                         CheckRange("min_repeat_ms", m.min_repeat_ms(), 0, 60000),
+                         CheckRange("threads", m.threads(), 0, 4096),
+                         CheckRange("timeout_s", m.timeout_s(), 0, 86400)})
+    if (!s.ok()) return s;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const v1::JobSpec& spec) {
+  if (spec.workloads_size() == 0)
+    return Bad("spec.workloads: give at least one workload (a spec like matmul:M=64,N=64,K=64 or a definition)");
+  if (spec.workloads_size() > kMaxWorkloadsPerJob)
+    return Bad(absl::StrCat("spec.workloads: at most ", kMaxWorkloadsPerJob, " workloads per job, got ",
+                            spec.workloads_size(), "; split them over several jobs"));
+  if (spec.device_key().empty())
+    return Bad("spec.device_key: say which device key to measure on ('tuneforge workers' lists them)");
+  if (spec.trials() < 1) return Bad(absl::StrCat("spec.trials must be >= 1, got ", spec.trials()));
+  if (spec.batch_size() < 0 || spec.batch_size() > 4096)
+    return Bad(absl::StrCat("spec.batch_size must be in [0, 4096] (0: ", kDefaultBatchSize, "), got ",
+                            spec.batch_size()));
+  if (absl::StatusOr<search::PolicyKind> p = search::ParsePolicy(spec.policy()); !p.ok())
+    return Bad(absl::StrCat("spec.policy: ", p.status().message()));
+  if (absl::Status s = CheckMeasure(spec.measure()); !s.ok()) return s;
+  std::vector<te::Workload> parsed;
+  for (int i = 0; i < spec.workloads_size(); ++i) {
+    absl::StatusOr<te::Workload> w = ParseWorkloadProto(spec.workloads(i));
+    if (!w.ok()) return Bad(absl::StrCat("spec.workloads[", i, "]: ", w.status().message()));
+    parsed.push_back(*std::move(w));
+  }
+  return parsed;
+}
+
+}  // namespace tuneforge::server

@@ -1,0 +1,20 @@
+// Validation of a submitted JobSpec: every field, with messages that name
+// the field path and the fix. The parsed workloads come back so the job
+// manager does not parse them twice.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/te/workload.h"
+#include "proto/tuneforge.pb.h"
+
+namespace tuneforge::server {
+
+inline constexpr int kDefaultBatchSize = 64;
+inline constexpr int kMaxWorkloadsPerJob = 1000;
+
+// Errors are INVALID_ARGUMENT: "spec.trials must be >= 1, got 0".
+absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const v1::JobSpec& spec);
+
+}  // namespace tuneforge::server

@@ -1,0 +1,39 @@
+// Conversion between table rows and the protobuf messages: records (one
+// column per field), jobs, tasks, workloads and devices (proto bytes plus
+// the columns that are queried). Decoding checks what it reads: a row that
+// does not parse is DATA_LOSS naming the file and the row.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "server/record_store/record_store.h"
+#include "server/record_store/sqlite_connection.h"
+
+namespace tuneforge::server {
+
+// The record columns, in the order BindRecord binds (?1..?16) and
+// ReadRecord reads (0..15).
+inline constexpr const char* kRecordColumns =
+    "id, workload_key, workload, device_key, job_id, task_id, schedule_json, error_kind, error, "
+    "median_seconds, repeat_seconds, gflops, compile_ms, worker_id, created_unix_ms, schema_version";
+inline constexpr int kRecordColumnCount = 16;
+
+// Binds every field; id 0 binds NULL (the store picks the id).
+void BindRecord(sqlite::Statement& stmt, const v1::Record& record);
+absl::StatusOr<v1::Record> ReadRecord(const sqlite::Statement& stmt, const std::string& db_path);
+
+// repeat_seconds as a JSON array ("[0.00125,0.00126]") and back.
+std::string RepeatSecondsToJson(const std::vector<double>& seconds);
+absl::StatusOr<std::vector<double>> RepeatSecondsFromJson(const std::string& text);
+
+// Parses proto bytes read from `what` ("job 'j-1'") into `message`, or
+// DATA_LOSS.
+absl::Status ParseStored(const std::string& bytes, google::protobuf::MessageLite* message,
+                         const std::string& db_path, const std::string& what);
+
+// Columns: task_id, job_id, device_key, workload_key, task (bytes).
+absl::StatusOr<TaskRow> ReadTaskRow(const sqlite::Statement& stmt, const std::string& db_path);
+
+}  // namespace tuneforge::server

@@ -1,0 +1,187 @@
+#include "server/record_store/store_writes.h"
+
+#include <chrono>
+#include <cmath>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "server/record_store/record_validation.h"
+#include "server/record_store/row_codec.h"
+
+namespace tuneforge::server {
+namespace {
+
+absl::Status Invalid(const std::string& what) { return absl::InvalidArgumentError(what); }
+
+std::string Bytes(const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  message.SerializeToString(&bytes);
+  return bytes;
+}
+
+// A caller-chosen id must not be another task's record's id.
+absl::StatusOr<bool> IdHeldByOtherTask(sqlite::Connection& db, const v1::Record& record) {
+  absl::StatusOr<sqlite::Statement> stmt = db.Prepare("SELECT task_id FROM records WHERE id = ?1");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, static_cast<int64_t>(record.id()));
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  return *row && stmt->Text(0) != record.task_id();
+}
+
+}  // namespace
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+absl::Status CheckAndCompleteRecords(std::vector<v1::Record>& records, const char* what) {
+  const int64_t now = NowUnixMs();
+  for (size_t i = 0; i < records.size(); ++i) {
+    v1::Record& record = records[i];
+    if (absl::Status s = ValidateRecord(record); !s.ok())
+      return Invalid(absl::StrCat(what, "[", i, "] (task '", record.task_id(), "'): ", s.message()));
+    if (record.created_unix_ms() == 0) record.set_created_unix_ms(now);
+    if (record.schema_version() == 0) record.set_schema_version(kRecordSchemaVersion);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckJob(const v1::Job& job) {
+  if (job.id().empty()) return Invalid("job: field 'id' is empty; a stored job needs its id");
+  return absl::OkStatus();
+}
+
+absl::Status CheckAndCompleteTasks(std::vector<TaskRow>& tasks) {
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    TaskRow& row = tasks[i];
+    const std::string where = absl::StrCat("tasks[", i, "]: ");
+    if (row.task_id.empty()) return Invalid(where + "field 'task_id' is empty");
+    if (row.job_id.empty()) return Invalid(where + "field 'job_id' is empty");
+    if (row.device_key.empty()) return Invalid(where + "field 'device_key' is empty");
+    if (row.workload_key.empty()) return Invalid(where + "field 'workload_key' is empty");
+    if (!row.task.task_id().empty() && row.task.task_id() != row.task_id)
+      return Invalid(absl::StrCat(where, "field 'task.task_id' is '", row.task.task_id(),
+                                  "' but the row's task_id is '", row.task_id, "'; they must be equal"));
+    row.task.set_task_id(row.task_id);
+    // Objects are large and rebuilt at lease time; a stored task is the recipe.
+    row.task.clear_candidate();
+    row.task.clear_reference();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckWorkload(const std::string& workload_key, double flops) {
+  if (workload_key.empty()) return Invalid("workload: the workload key is empty");
+  if (!std::isfinite(flops) || flops < 0)
+    return Invalid(absl::StrCat("workload '", workload_key, "': flops must be a finite number >= 0; got ", flops));
+  return absl::OkStatus();
+}
+
+absl::Status CheckDevice(const v1::DeviceInfo& device) {
+  if (device.device_key().empty()) return Invalid("device: field 'device_key' is empty");
+  return absl::OkStatus();
+}
+
+absl::Status InsertRecords(sqlite::Connection& db, const std::vector<v1::Record>& records,
+                           AddOutcome* outcome) {
+  *outcome = AddOutcome{};
+  outcome->ids.reserve(records.size());
+  const std::string sql = absl::StrCat("INSERT INTO records (", kRecordColumns,
+                                       ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+                                       "?15, ?16) ON CONFLICT (task_id) DO NOTHING");
+  for (size_t i = 0; i < records.size(); ++i) {
+    const v1::Record& record = records[i];
+    if (record.id() != 0) {
+      absl::StatusOr<bool> taken = IdHeldByOtherTask(db, record);
+      if (!taken.ok()) return taken.status();
+      if (*taken)
+        return absl::AlreadyExistsError(absl::StrCat(
+            "record store ", db.path(), ": records[", i, "] (task '", record.task_id(), "'): id ", record.id(),
+            " is the id of another task's record; leave id 0 and the store picks one"));
+    }
+    absl::StatusOr<sqlite::Statement> stmt = db.Prepare(sql);
+    if (!stmt.ok()) return stmt.status();
+    BindRecord(*stmt, record);
+    if (absl::Status s = stmt->Run(); !s.ok()) return s;
+    if (db.Changes() == 1) {
+      ++outcome->accepted;
+      outcome->ids.push_back(db.LastInsertRowId());
+    } else {
+      ++outcome->duplicate;
+      outcome->ids.push_back(0);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status UpsertJob(sqlite::Connection& db, const v1::Job& job, int64_t now_ms) {
+  absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
+      "INSERT INTO jobs (id, state, spec, job, created_unix_ms, updated_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+      "ON CONFLICT (id) DO UPDATE SET state = excluded.state, spec = excluded.spec, job = excluded.job, "
+      "updated_unix_ms = excluded.updated_unix_ms");
+  if (!stmt.ok()) return stmt.status();
+  stmt->BindText(1, job.id())
+      .Bind(2, static_cast<int64_t>(job.state()))
+      .BindBlob(3, Bytes(job.spec()))
+      .BindBlob(4, Bytes(job))
+      .Bind(5, static_cast<int64_t>(job.created_unix_ms() != 0 ? job.created_unix_ms() : now_ms))
+      .Bind(6, static_cast<int64_t>(job.updated_unix_ms() != 0 ? job.updated_unix_ms() : now_ms));
+  return stmt->Run();
+}
+
+absl::Status InsertTasks(sqlite::Connection& db, const std::vector<TaskRow>& tasks, int64_t now_ms) {
+  // The foreign key would refuse a task of an unknown job; saying which job
+  // and why is kinder than a constraint error.
+  std::set<std::string> jobs_seen;
+  for (const TaskRow& row : tasks) {
+    if (!jobs_seen.insert(row.job_id).second) continue;
+    absl::StatusOr<sqlite::Statement> stmt = db.Prepare("SELECT 1 FROM jobs WHERE id = ?1");
+    if (!stmt.ok()) return stmt.status();
+    stmt->BindText(1, row.job_id);
+    absl::StatusOr<bool> found = stmt->Step();
+    if (!found.ok()) return found.status();
+    if (!*found)
+      return absl::FailedPreconditionError(
+          absl::StrCat("record store ", db.path(), ": task '", row.task_id, "' belongs to job '", row.job_id,
+                       "', which is not stored; save the job (SaveJob) before its tasks"));
+  }
+  for (const TaskRow& row : tasks) {
+    absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
+        "INSERT INTO tasks (task_id, job_id, device_key, workload_key, task, created_unix_ms) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (task_id) DO NOTHING");
+    if (!stmt.ok()) return stmt.status();
+    stmt->BindText(1, row.task_id)
+        .BindText(2, row.job_id)
+        .BindText(3, row.device_key)
+        .BindText(4, row.workload_key)
+        .BindBlob(5, Bytes(row.task))
+        .Bind(6, now_ms);
+    if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status UpsertWorkload(sqlite::Connection& db, const std::string& workload_key,
+                            const v1::Workload& workload, double flops, int64_t now_ms) {
+  absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
+      "INSERT INTO workloads (workload_key, workload, flops, created_unix_ms) VALUES (?1, ?2, ?3, ?4) "
+      "ON CONFLICT (workload_key) DO UPDATE SET workload = excluded.workload, flops = excluded.flops");
+  if (!stmt.ok()) return stmt.status();
+  stmt->BindText(1, workload_key).BindBlob(2, Bytes(workload)).Bind(3, flops).Bind(4, now_ms);
+  return stmt->Run();
+}
+
+absl::Status UpsertDevice(sqlite::Connection& db, const v1::DeviceInfo& device, int64_t now_ms) {
+  absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
+      "INSERT INTO devices (device_key, device, last_seen_unix_ms) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (device_key) DO UPDATE SET device = excluded.device, "
+      "last_seen_unix_ms = excluded.last_seen_unix_ms");
+  if (!stmt.ok()) return stmt.status();
+  stmt->BindText(1, device.device_key()).BindBlob(2, Bytes(device)).Bind(3, now_ms);
+  return stmt->Run();
+}
+
+}  // namespace tuneforge::server

@@ -1,0 +1,38 @@
+// The SQL of every write, run by the writer thread on the write connection
+// inside a batch's transaction (write_queue.h). Inputs are checked by the
+// caller before they are queued (Check* below), so that a bad input costs
+// no writer time and its error names the input.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "server/record_store/record_store.h"
+#include "server/record_store/sqlite_connection.h"
+
+namespace tuneforge::server {
+
+int64_t NowUnixMs();
+
+// Validates every record ("records[2]: field ...") and fills the store's
+// defaults: created_unix_ms (now) and schema_version (current).
+absl::Status CheckAndCompleteRecords(std::vector<v1::Record>& records, const char* what);
+absl::Status CheckJob(const v1::Job& job);
+// Also strips built kernels and sets each task's task_id from its row.
+absl::Status CheckAndCompleteTasks(std::vector<TaskRow>& tasks);
+absl::Status CheckWorkload(const std::string& workload_key, double flops);
+absl::Status CheckDevice(const v1::DeviceInfo& device);
+
+// Inserts the records; a task_id already stored (before, or earlier in
+// `records`) counts as a duplicate. Resets *outcome first.
+absl::Status InsertRecords(sqlite::Connection& db, const std::vector<v1::Record>& records,
+                           AddOutcome* outcome);
+absl::Status UpsertJob(sqlite::Connection& db, const v1::Job& job, int64_t now_ms);
+absl::Status InsertTasks(sqlite::Connection& db, const std::vector<TaskRow>& tasks, int64_t now_ms);
+absl::Status UpsertWorkload(sqlite::Connection& db, const std::string& workload_key,
+                            const v1::Workload& workload, double flops, int64_t now_ms);
+absl::Status UpsertDevice(sqlite::Connection& db, const v1::DeviceInfo& device, int64_t now_ms);
+
+}  // namespace tuneforge::server

@@ -1,0 +1,126 @@
+// Bad input to the service commands: each a one-line error naming the
+// problem and the fix, with a non-zero exit; the server keeps serving.
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/client/cli_child.h"
+
+namespace tuneforge::client_test {
+namespace {
+
+using service_test::Cluster;
+using ::testing::HasSubstr;
+
+constexpr char kWorkload[] = "matmul:M=32,N=32,K=32";
+
+TEST(CliErrorsTest, NoServerSaysHowToGiveOne) {
+  std::string dir = MakeTempDir();
+  for (const char* command : {"status", "watch", "cancel"})
+    ExpectOneLineError(RunCliIn(dir, {command, "job-1"}), "no server: give --server HOST:PORT");
+  ExpectOneLineError(RunCliIn(dir, {"workers"}), "no server");
+  ExpectOneLineError(RunCliIn(dir, {"submit", kWorkload, "--trials", "4"}), "no server");
+}
+
+TEST(CliErrorsTest, MalformedOrUnreachableAddress) {
+  std::string dir = MakeTempDir();
+  std::string token = dir + "/token";
+  std::ofstream(token) << "abc\n";
+  ExpectOneLineError(RunCliIn(dir, {"status", "j", "--server", "localhost", "--token-file", token}),
+                     "'localhost' is not HOST:PORT");
+  // Port 1 on loopback: nothing listens there.
+  CliResult r = RunCliIn(dir, {"workers", "--server", "127.0.0.1:1", "--token-file", token});
+  ExpectOneLineError(r, "cannot reach the server at 127.0.0.1:1");
+  EXPECT_THAT(r.err, HasSubstr("check that tuneforge-server runs"));
+}
+
+TEST(CliErrorsTest, BadWorkloadIsRefusedBeforeConnecting) {
+  std::string dir = MakeTempDir();
+  CliResult r = RunCliIn(dir, {"submit", "matmult:M=32", "--trials", "4", "--server", "127.0.0.1:1"});
+  ExpectOneLineError(r, "matmult");
+  ExpectOneLineError(RunCliIn(dir, {"submit", kWorkload, "--trials", "0", "--server", "127.0.0.1:1"}),
+                     "--trials is 0");
+  ExpectOneLineError(RunCliIn(dir, {"tune", "matmul:M=-4,N=4,K=4"}), "M");
+  ExpectOneLineError(RunCliIn(dir, {"best", "nosuchop:X=1", "--db", dir + "/x.db"}), "nosuchop");
+}
+
+TEST(CliErrorsTest, DatabaseFlagsAreChecked) {
+  std::string dir = MakeTempDir();
+  ExpectOneLineError(RunCliIn(dir, {"best", kWorkload}), "no record store at tuneforge.db");
+  ExpectOneLineError(RunCliIn(dir, {"best", kWorkload, "--db", dir + "/missing.db"}),
+                     "no record store at " + dir + "/missing.db");
+  ExpectOneLineError(RunCliIn(dir, {"export", "--db", "x.db", "--server", "127.0.0.1:1"}), "not both");
+  ExpectOneLineError(RunCliIn(dir, {"export", "--json"}), "--json prints a summary");
+  ExpectOneLineError(RunCliIn(dir, {"import", dir + "/none.jsonl"}), "cannot read");
+  ExpectOneLineError(RunCliIn(dir, {"measure", kWorkload, "--best"}), "record store");
+}
+
+TEST(CliErrorsTest, TuneRefusesWhatItCannotDo) {
+  std::string dir = MakeTempDir();
+  ExpectOneLineError(RunCliIn(dir, {"tune", "--model", "resnet.onnx"}), "model-import issue");
+  CliResult r = RunCliIn(dir, {"tune", kWorkload, "--target", "aarch64-neon-4c"});
+  ExpectOneLineError(r, "--target aarch64-neon-4c is not this machine's device key");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/tuneforge.db")) << "a refused tune opened a database";
+  ExpectOneLineError(RunCliIn(dir, {"tune", kWorkload, "matmul:M=8,N=8,K=8"}), "not expected");
+  ExpectOneLineError(RunCliIn(dir, {"tune", kWorkload, "--db", "a.db", "--server", "127.0.0.1:1"}),
+                     "--db is the embedded mode's database");
+}
+
+class ServerErrorsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
+  }
+  Cluster& c() { return *cluster_; }
+  std::unique_ptr<Cluster> cluster_;
+};
+
+TEST_F(ServerErrorsTest, MissingAndWrongTokenAreRefused) {
+  ExpectOneLineError(c().RunCli({"workers", "--server", c().address()}),
+                     "no token: give --token-file FILE");
+  std::string wrong = c().dir() + "/wrong-token";
+  std::ofstream(wrong) << "not-the-token\n";
+  CliResult r = c().RunCli({"workers", "--server", c().address(), "--token-file", wrong});
+  ExpectOneLineError(r, "token");
+  ExpectOneLineError(c().RunCli({"workers", "--server", c().address(), "--token-file",
+                                 c().dir() + "/no-such-file"}),
+                     "cannot read token file");
+  // The token from the environment works.
+  setenv("TUNEFORGE_TOKEN", c().token().c_str(), 1);
+  CliResult env = c().RunCli({"workers", "--server", c().address(), "--json"}, absl::Seconds(30),
+                             /*unset_env=*/{});
+  unsetenv("TUNEFORGE_TOKEN");
+  EXPECT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_TRUE(env.json["workers"].is_array()) << env.out;
+}
+
+TEST_F(ServerErrorsTest, UnknownJobIdIsNamed) {
+  for (const char* command : {"status", "cancel", "watch"}) {
+    CliResult r = c().RunCliOnServer({command, "no-such-job"});
+    ExpectOneLineError(r, "no-such-job");
+    ASSERT_TRUE(r.json.is_object()) << r.out;
+    EXPECT_THAT(r.json["error"].get<std::string>(), HasSubstr("no-such-job"));
+  }
+  // The server is still there.
+  CliResult jobs = c().RunCliOnServer({"jobs"});
+  ASSERT_EQ(jobs.exit_code, 0) << jobs.err;
+  EXPECT_TRUE(jobs.json["jobs"].empty());
+}
+
+TEST_F(ServerErrorsTest, SubmitWithoutWorkersNeedsADeviceKey) {
+  ExpectOneLineError(c().RunCliOnServer({"submit", kWorkload, "--trials", "4"}),
+                     "no worker is registered");
+  CliResult r = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--device-key", "later-board"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.json["state"], "queued");
+  EXPECT_EQ(r.json["device_key"], "later-board");
+}
+
+}  // namespace
+}  // namespace tuneforge::client_test

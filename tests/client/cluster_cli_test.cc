@@ -1,0 +1,208 @@
+// The cluster commands against a real tuneforge-server and tuneforge-worker
+// on 127.0.0.1 with a temporary database: submit, watch, status, jobs,
+// cancel, best (through the server and straight from the file), workers,
+// and tune --server.
+#include <fstream>
+#include <regex>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/client/cli_child.h"
+
+namespace tuneforge::client_test {
+namespace {
+
+using service_test::Cluster;
+using service_test::kTestDeviceKey;
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+
+constexpr char kWorkload[] = "matmul:M=32,N=32,K=32";
+constexpr double kFlops = 2.0 * 32 * 32 * 32;
+
+// Measurement that takes milliseconds per candidate.
+const std::vector<std::string> kQuickMeasure = {"--repeat", "1", "--number", "1",
+                                                "--min-repeat-ms", "1", "--threads", "1"};
+
+std::vector<std::string> With(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+class ClusterCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
+  }
+
+  Cluster& c() { return *cluster_; }
+  std::vector<std::string> ServerFlags() {
+    return {"--server", c().address(), "--token-file", c().token_file()};
+  }
+
+  // Submits through the CLI (no --device-key: the one key of the workers).
+  std::string SubmitJob(int trials, int batch) {
+    CliResult r = c().RunCliOnServer(With({"submit", kWorkload, "--trials", std::to_string(trials),
+                                           "--batch", std::to_string(batch)},
+                                          kQuickMeasure));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    if (!r.json.is_object()) {
+      ADD_FAILURE() << "submit printed no JSON: " << r.out;
+      return "";
+    }
+    EXPECT_EQ(r.json["trials_total"], trials);
+    EXPECT_EQ(r.json["device_key"], kTestDeviceKey);
+    EXPECT_THAT(r.json["state"].get<std::string>(), ContainsRegex("^(queued|running|done)$"));
+    EXPECT_TRUE(r.json["best_gflops"].is_number());
+    EXPECT_TRUE(r.json["trials_done"].is_number_integer());
+    return r.json["job"].get<std::string>();
+  }
+
+  std::unique_ptr<Cluster> cluster_;
+};
+
+TEST_F(ClusterCliTest, SubmitWatchStatusAndBestThroughServerAndDatabase) {
+  ASSERT_TRUE(c().StartWorker().ok());
+  std::string job = SubmitJob(12, 4);
+  ASSERT_FALSE(job.empty());
+
+  // watch, text: a progress line per update, then the finished job.
+  CliResult watch = c().RunCli(With({"watch", job}, ServerFlags()), absl::Seconds(90));
+  ASSERT_EQ(watch.exit_code, 0) << watch.err << watch.out;
+  EXPECT_THAT(watch.out, ContainsRegex("round [0-9]+: [0-9]+/12 trials"));
+  EXPECT_THAT(watch.out, HasSubstr("round 3: 12/12 trials, best "));
+  EXPECT_THAT(watch.out, ContainsRegex("job " + job + " +done +12/12 trials"));
+
+  // watch --json of a finished job: one object, the final state.
+  CliResult watched = c().RunCliOnServer({"watch", job});
+  ASSERT_EQ(watched.exit_code, 0) << watched.err;
+  ASSERT_TRUE(watched.json.is_object()) << watched.out;
+  EXPECT_EQ(watched.json["state"], "done");
+
+  CliResult status = c().RunCliOnServer({"status", job});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(status.json["job"], job);
+  EXPECT_EQ(status.json["state"], "done");
+  EXPECT_EQ(status.json["trials_done"], 12);
+  double job_best = status.json["best_gflops"].get<double>();
+  EXPECT_GT(job_best, 0);
+
+  CliResult best = c().RunCliOnServer({"best", kWorkload});
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  ASSERT_TRUE(best.json.is_object()) << best.out;
+  EXPECT_TRUE(best.json["found"].get<bool>());
+  EXPECT_EQ(best.json["target"], kTestDeviceKey);
+  EXPECT_NEAR(best.json["gflops"].get<double>(), job_best, 1e-6 * job_best);
+  EXPECT_NEAR(best.json["gflops"].get<double>() * 1e9 * best.json["seconds"].get<double>(), kFlops,
+              1e-3 * kFlops);
+  ASSERT_TRUE(best.json["schedule"].is_object()) << best.out;
+  EXPECT_TRUE(best.json["schedule"]["steps"].is_array());
+  EXPECT_EQ(best.json["job"], job);
+
+  // Straight from the database file (readable while the server runs).
+  CliResult from_db = c().RunCli({"best", kWorkload, "--target", kTestDeviceKey, "--db",
+                                  c().db_path(), "--json"});
+  ASSERT_EQ(from_db.exit_code, 0) << from_db.err;
+  EXPECT_EQ(from_db.json["schedule"], best.json["schedule"]);
+  EXPECT_DOUBLE_EQ(from_db.json["gflops"].get<double>(), best.json["gflops"].get<double>());
+
+  // Another device has no record: an answer, not an error.
+  CliResult none = c().RunCli({"best", kWorkload, "--target", "aarch64-neon-4c", "--db", c().db_path()});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_THAT(none.out, HasSubstr("no correct record for matmul:K=32,M=32,N=32"));
+  CliResult none_json = c().RunCliOnServer({"best", kWorkload, "--target", "aarch64-neon-4c"});
+  ASSERT_EQ(none_json.exit_code, 0) << none_json.err;
+  EXPECT_FALSE(none_json.json["found"].get<bool>());
+  EXPECT_TRUE(none_json.json["schedule"].is_null());
+
+  // The best schedule re-measured on this machine is correct.
+  CliResult measured = c().RunCli({"measure", kWorkload, "--best", "--db", c().db_path(), "--repeat",
+                                   "1", "--min-repeat-ms", "1", "--json"});
+  ASSERT_EQ(measured.exit_code, 0) << measured.err;
+  EXPECT_TRUE(measured.json["correct"].get<bool>());
+  EXPECT_EQ(measured.json["best_record"]["target"], kTestDeviceKey);
+  EXPECT_EQ(measured.json["best_record"]["job"], job);
+}
+
+TEST_F(ClusterCliTest, WorkersListsTheWorkerWithItsDeviceKey) {
+  ASSERT_TRUE(c().StartWorker().ok());
+  CliResult r = c().RunCliOnServer({"workers"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(r.json["workers"].is_array()) << r.out;
+  ASSERT_EQ(r.json["workers"].size(), 1u);
+  const nlohmann::json& w = r.json["workers"][0];
+  EXPECT_EQ(w["id"], c().worker(0).id);
+  EXPECT_EQ(w["device_key"], kTestDeviceKey);
+  EXPECT_EQ(w["state"], "alive");
+  EXPECT_EQ(w["leases"], 0);
+  CliResult text = c().RunCli(With({"workers"}, ServerFlags()));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, ContainsRegex(c().worker(0).id + " +" + kTestDeviceKey + " +alive"));
+}
+
+TEST_F(ClusterCliTest, CancelStopsARunningJob) {
+  ASSERT_TRUE(c().StartWorker().ok());
+  // Long enough that it is still running when cancelled.
+  CliResult submitted = c().RunCliOnServer({"submit", kWorkload, "--trials", "5000", "--batch", "4",
+                                            "--min-repeat-ms", "20", "--name", "to-cancel"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  std::string job = submitted.json["job"];
+  ASSERT_TRUE(c().WaitForTrials(job, 1, absl::Seconds(60)).ok());
+
+  CliResult jobs = c().RunCliOnServer({"jobs", "--state", "running"});
+  ASSERT_EQ(jobs.exit_code, 0) << jobs.err;
+  ASSERT_EQ(jobs.json["jobs"].size(), 1u) << jobs.out;
+  EXPECT_EQ(jobs.json["jobs"][0]["job"], job);
+  EXPECT_EQ(jobs.json["jobs"][0]["name"], "to-cancel");
+
+  CliResult cancel = c().RunCliOnServer({"cancel", job});
+  ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
+  EXPECT_EQ(cancel.json["state"], "cancelled");
+  EXPECT_LT(cancel.json["trials_done"].get<int>(), 5000);
+
+  CliResult status = c().RunCliOnServer({"status", job});
+  EXPECT_EQ(status.json["state"], "cancelled");
+  // Watching a cancelled job says so, with a non-zero exit.
+  CliResult watch = c().RunCli(With({"watch", job}, ServerFlags()));
+  ExpectOneLineError(watch, "was cancelled after");
+  // A finished job cannot be cancelled again.
+  ExpectOneLineError(c().RunCli(With({"cancel", job}, ServerFlags())), job);
+}
+
+TEST_F(ClusterCliTest, TuneWithServerSubmitsAndWatches) {
+  ASSERT_TRUE(c().StartWorker().ok());
+  CliResult r = c().RunCliOnServer(
+      With({"tune", kWorkload, "--trials", "8", "--batch", "4"}, kQuickMeasure));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(r.json.is_object()) << r.out;
+  EXPECT_EQ(r.json["trials"], 8);
+  EXPECT_EQ(r.json["target"], kTestDeviceKey);
+  EXPECT_GT(r.json["best_gflops"].get<double>(), 0);
+  EXPECT_TRUE(r.json["best_schedule"].is_object());
+  EXPECT_THAT(r.err, HasSubstr("round 2: 8/8 trials, best "));
+  CliResult status = c().RunCliOnServer({"status", r.json["job"]});
+  EXPECT_EQ(status.json["state"], "done");
+}
+
+TEST_F(ClusterCliTest, SubmitDefinitionFileSendsItsText) {
+  ASSERT_TRUE(c().StartWorker().ok());
+  // The server never sees this path: the CLI sends the text.
+  std::string def = c().dir() + "/my_matmul.def";
+  std::ofstream(def) << "input X: float32[32, 32]\ninput Y: float32[32, 32]\n"
+                        "Z[a: 32, b: 32] = sum(X[a, r] * Y[r, b], r: 32)\n";
+  CliResult r = c().RunCliOnServer(With({"submit", "--def", def, "--trials", "4"}, kQuickMeasure));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.json["workloads"][0], "def:my_matmul");
+  absl::StatusOr<v1::Job> done = c().WaitForJobEnd(r.json["job"], absl::Seconds(60));
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
+  // Same computation as the spec: the same workload key finds its best.
+  CliResult best = c().RunCliOnServer({"best", kWorkload});
+  EXPECT_TRUE(best.json["found"].get<bool>()) << best.out;
+}
+
+}  // namespace
+}  // namespace tuneforge::client_test

@@ -1,0 +1,317 @@
+// The server core (JobManager + Dispatcher) on a real record store: jobs run
+// to exactly their trial count, share workers, survive lost workers and a
+// restart, and reject bad specs with field-naming errors. Workers here are
+// the Dispatcher's own calls made by the test (no kernels run).
+#include <filesystem>
+#include <set>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "server/core/dispatcher.h"
+#include "server/core/job_manager.h"
+#include "server/record_store/record_store.h"
+
+namespace tuneforge::server {
+namespace {
+
+bool Unfinished(v1::JobState state) {
+  return state == v1::JOB_STATE_QUEUED || state == v1::JOB_STATE_RUNNING;
+}
+
+using ::testing::HasSubstr;
+
+constexpr char kDevice[] = "test-dev";
+
+class CoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tf_core_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    Start();
+  }
+  void TearDown() override {
+    Stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Start(DispatcherOptions options = {}) {
+    auto store = RecordStore::Open((dir_ / "t.db").string());
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    dispatcher_ = Dispatcher::Create(store_.get(), options);
+    auto jobs = JobManager::Create(store_.get(), dispatcher_.get());
+    ASSERT_TRUE(jobs.ok()) << jobs.status();
+    jobs_ = *std::move(jobs);
+    dispatcher_->SetResultSink(jobs_.get());
+  }
+  // What a crash leaves: the database. In-memory state is gone.
+  void Stop() {
+    if (jobs_) jobs_->Shutdown();
+    if (dispatcher_) dispatcher_->Shutdown();
+    jobs_.reset();
+    dispatcher_.reset();
+    store_.reset();
+  }
+
+  v1::JobSpec Spec(int trials, int batch = 8, const std::string& spec = "matmul:M=16,N=16,K=16") {
+    v1::JobSpec s;
+    s.add_workloads()->set_spec(spec);
+    s.set_device_key(kDevice);
+    s.set_trials(trials);
+    s.set_batch_size(batch);
+    return s;
+  }
+
+  std::string RegisterWorker() {
+    v1::DeviceInfo d;
+    d.set_device_key(kDevice);
+    d.set_can_build(true);
+    auto r = dispatcher_->Register(d);
+    EXPECT_TRUE(r.ok());
+    return r->worker_id();
+  }
+
+  // Leases and reports everything until the job finishes (or nothing comes).
+  int Drain(const std::string& worker, const std::string& job_id, int max_leases = 1000) {
+    int reported = 0;
+    for (int i = 0; i < max_leases; ++i) {
+      auto job = jobs_->Get(job_id);
+      if (!Unfinished(job->state())) break;
+      auto lease = dispatcher_->Lease(worker, 8, 2000);
+      if (!lease.ok() || lease->tasks_size() == 0) continue;
+      reported += Report(worker, *lease);
+    }
+    return reported;
+  }
+
+  int Report(const std::string& worker, const v1::LeaseResponse& lease, double seconds = 1e-3) {
+    v1::ReportRequest req;
+    req.set_worker_id(worker);
+    req.set_lease_id(lease.lease_id());
+    for (const v1::MeasureTask& t : lease.tasks()) {
+      v1::MeasureResult* r = req.add_results();
+      r->set_task_id(t.task_id());
+      r->set_error_kind("none");
+      r->set_median_seconds(seconds);
+      r->add_repeat_seconds(seconds);
+    }
+    auto resp = dispatcher_->Report(req);
+    EXPECT_TRUE(resp.ok()) << resp.status();
+    return resp.ok() ? resp->accepted() : 0;
+  }
+
+  std::vector<v1::Record> Records(const std::string& job_id) {
+    RecordFilter f;
+    f.job_id = job_id;
+    f.limit = 10000;
+    auto r = store_->Query(f);
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : std::vector<v1::Record>{};
+  }
+
+  static std::set<std::string> TaskIds(const std::vector<v1::Record>& records) {
+    std::set<std::string> ids;
+    for (const v1::Record& r : records) ids.insert(r.task_id());
+    return ids;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<RecordStore> store_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+  std::unique_ptr<JobManager> jobs_;
+};
+
+TEST_F(CoreTest, JobRunsToExactlyItsTrialCount) {
+  auto job = jobs_->Submit(Spec(20));
+  ASSERT_TRUE(job.ok()) << job.status();
+  std::string worker = RegisterWorker();
+  EXPECT_EQ(Drain(worker, job->id()), 20);
+  auto done = jobs_->Get(job->id());
+  EXPECT_EQ(done->state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(done->trials_done(), 20);
+  EXPECT_GT(done->best_gflops(), 0);
+  EXPECT_THAT(done->best_schedule_json(), HasSubstr("\"workload\""));
+  std::vector<v1::Record> records = Records(job->id());
+  EXPECT_EQ(records.size(), 20u);
+  EXPECT_EQ(TaskIds(records).size(), 20u);
+  for (const v1::Record& r : records) {
+    EXPECT_EQ(r.worker_id(), worker);
+    EXPECT_EQ(r.device_key(), kDevice);
+    EXPECT_NEAR(r.gflops(), 2.0 * 16 * 16 * 16 / 1e-3 / 1e9, 1e-9);
+  }
+}
+
+TEST_F(CoreTest, TwoJobsShareAWorkerRoundRobin) {
+  auto a = jobs_->Submit(Spec(16));
+  auto b = jobs_->Submit(Spec(16, 8, "matmul:M=8,N=8,K=8"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  std::string worker = RegisterWorker();
+  // Wait until both first rounds are queued.
+  absl::SleepFor(absl::Milliseconds(400));
+  auto lease = dispatcher_->Lease(worker, 8, 1000);
+  ASSERT_TRUE(lease.ok());
+  int from_a = 0, from_b = 0;
+  for (const auto& t : lease->tasks()) (t.task_id().rfind(a->id(), 0) == 0 ? from_a : from_b)++;
+  EXPECT_EQ(from_a, 4);
+  EXPECT_EQ(from_b, 4);
+}
+
+TEST_F(CoreTest, LostWorkersLeasesGoToAnotherWorker) {
+  Stop();
+  DispatcherOptions fast;
+  fast.heartbeat_interval_ms = 50;
+  fast.missed_heartbeats_before_lost = 2;
+  fast.reaper_period_ms = 20;
+  Start(fast);
+  auto job = jobs_->Submit(Spec(8));
+  std::string dead = RegisterWorker();
+  auto lease = dispatcher_->Lease(dead, 8, 2000);
+  ASSERT_EQ(lease->tasks_size(), 8);
+  std::set<std::string> leased;
+  for (const auto& t : lease->tasks()) leased.insert(t.task_id());
+  // `dead` never speaks again; another worker gets its tasks once it is lost.
+  std::string alive = RegisterWorker();
+  auto again = dispatcher_->Lease(alive, 8, 2000);
+  ASSERT_TRUE(again.ok());
+  std::set<std::string> reissued;
+  for (const auto& t : again->tasks()) reissued.insert(t.task_id());
+  EXPECT_EQ(reissued, leased);
+  EXPECT_EQ(Report(alive, *again), 8);
+  EXPECT_EQ(jobs_->Get(job->id())->state(), v1::JOB_STATE_DONE);
+  // The dead worker's late report changes nothing.
+  EXPECT_EQ(Report(dead, *lease), 0);
+  EXPECT_EQ(Records(job->id()).size(), 8u);
+  auto workers = dispatcher_->ListWorkers();
+  bool listed_lost = false;
+  for (const auto& w : workers) listed_lost |= w.id() == dead && w.state() == "lost";
+  EXPECT_TRUE(listed_lost);
+}
+
+TEST_F(CoreTest, TaskOutOfAttemptsIsRecordedAsWorkerLost) {
+  Stop();
+  DispatcherOptions fast;
+  fast.heartbeat_interval_ms = 30;
+  fast.missed_heartbeats_before_lost = 2;
+  fast.reaper_period_ms = 10;
+  fast.max_attempts = 1;
+  Start(fast);
+  auto job = jobs_->Submit(Spec(4, 4));
+  std::string dead = RegisterWorker();
+  ASSERT_EQ(dispatcher_->Lease(dead, 8, 2000)->tasks_size(), 4);
+  for (int i = 0; i < 100 && Unfinished(jobs_->Get(job->id())->state()); ++i)
+    absl::SleepFor(absl::Milliseconds(20));
+  std::vector<v1::Record> records = Records(job->id());
+  ASSERT_EQ(records.size(), 4u);
+  for (const v1::Record& r : records) EXPECT_EQ(r.error_kind(), "worker_lost");
+  EXPECT_EQ(jobs_->Get(job->id())->errors(), 4);
+}
+
+// With two workers of the key, one lease takes half the queued round, so
+// the other worker is not left idle.
+TEST_F(CoreTest, WorkersOfAKeyShareARound) {
+  auto job = jobs_->Submit(Spec(8));
+  std::string a = RegisterWorker();
+  std::string b = RegisterWorker();
+  for (int i = 0; i < 100 && dispatcher_->Outstanding(job->id()) == 0; ++i) absl::SleepFor(absl::Milliseconds(10));
+  EXPECT_EQ(dispatcher_->Lease(a, 8, 2000)->tasks_size(), 4);
+  EXPECT_EQ(dispatcher_->Lease(b, 8, 2000)->tasks_size(), 4);
+}
+
+TEST_F(CoreTest, DeregisterReturnsLeasesAtOnce) {
+  auto job = jobs_->Submit(Spec(8));
+  std::string leaving = RegisterWorker();
+  auto lease = dispatcher_->Lease(leaving, 8, 2000);
+  ASSERT_EQ(lease->tasks_size(), 8);
+  EXPECT_EQ(*dispatcher_->Deregister(leaving), 8);
+  std::string other = RegisterWorker();
+  EXPECT_EQ(dispatcher_->Lease(other, 8, 0)->tasks_size(), 8);
+  EXPECT_EQ(dispatcher_->Lease(leaving, 8, 0).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(CoreTest, CancelStopsAJob) {
+  auto job = jobs_->Submit(Spec(100));
+  std::string worker = RegisterWorker();
+  auto lease = dispatcher_->Lease(worker, 4, 2000);
+  ASSERT_GT(lease->tasks_size(), 0);
+  auto cancelled = jobs_->Cancel(job->id());
+  ASSERT_TRUE(cancelled.ok());
+  EXPECT_EQ(cancelled->state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(dispatcher_->Lease(worker, 8, 0)->tasks_size(), 0);
+  EXPECT_EQ(Report(worker, *lease), 0);  // its results are not wanted any more
+  EXPECT_EQ(jobs_->Cancel(job->id()).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(CoreTest, RestartResumesWithoutLosingOrDuplicating) {
+  auto job = jobs_->Submit(Spec(24));
+  std::string worker = RegisterWorker();
+  auto first = dispatcher_->Lease(worker, 8, 2000);
+  ASSERT_EQ(Report(worker, *first), 8);
+  auto in_flight = dispatcher_->Lease(worker, 8, 2000);  // leased, not reported
+  ASSERT_GT(in_flight->tasks_size(), 0);
+  Stop();   // the server dies
+  Start();  // and comes back on the same database
+  auto resumed = jobs_->Get(job->id());
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->state(), v1::JOB_STATE_QUEUED);  // until a worker registers again
+  EXPECT_EQ(resumed->trials_done(), 8);
+  // The old worker reports its in-flight tasks after the restart: they count.
+  EXPECT_EQ(Report(worker, *in_flight), in_flight->tasks_size());
+  std::string fresh = RegisterWorker();
+  Drain(fresh, job->id());
+  EXPECT_EQ(jobs_->Get(job->id())->state(), v1::JOB_STATE_DONE);
+  std::vector<v1::Record> records = Records(job->id());
+  EXPECT_EQ(records.size(), 24u);
+  EXPECT_EQ(TaskIds(records).size(), 24u);
+}
+
+TEST_F(CoreTest, BadSpecsNameTheField) {
+  struct Case {
+    std::function<void(v1::JobSpec&)> edit;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {[](v1::JobSpec& s) { s.clear_workloads(); }, "spec.workloads"},
+      {[](v1::JobSpec& s) { s.set_trials(0); }, "spec.trials must be >= 1"},
+      {[](v1::JobSpec& s) { s.set_device_key(""); }, "spec.device_key"},
+      {[](v1::JobSpec& s) { s.set_policy("genetic"); }, "spec.policy"},
+      {[](v1::JobSpec& s) { s.mutable_workloads(0)->set_spec("matmull:M=1"); }, "spec.workloads[0]"},
+      {[](v1::JobSpec& s) { s.mutable_measure()->set_repeat(-1); }, "spec.measure.repeat"},
+      {[](v1::JobSpec& s) { s.set_batch_size(100000); }, "spec.batch_size"},
+  };
+  for (const Case& c : cases) {
+    v1::JobSpec spec = Spec(10);
+    c.edit(spec);
+    auto r = jobs_->Submit(spec);
+    ASSERT_FALSE(r.ok()) << c.message;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr(c.message));
+  }
+  EXPECT_EQ(jobs_->Get("job-nope").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(CoreTest, WatchSeesProgressUntilDone) {
+  auto job = jobs_->Submit(Spec(16));
+  std::string worker = RegisterWorker();
+  std::thread drain([&] { Drain(worker, job->id()); });
+  uint64_t version = 0;
+  int32_t last = -1;
+  bool finished = false;
+  for (int i = 0; i < 200 && !finished; ++i) {
+    auto u = jobs_->WaitForUpdate(job->id(), version, absl::Seconds(2));
+    ASSERT_TRUE(u.ok());
+    EXPECT_GE(u->progress.job().trials_done(), last);  // never goes back
+    last = u->progress.job().trials_done();
+    version = u->version;
+    finished = u->finished;
+  }
+  drain.join();
+  EXPECT_TRUE(finished);
+  EXPECT_EQ(last, 16);
+}
+
+}  // namespace
+}  // namespace tuneforge::server

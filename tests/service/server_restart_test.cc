@@ -1,0 +1,102 @@
+// kill -9 the server mid-job and start it again on the same database: the
+// job resumes and completes; every record stored before the kill is still
+// there and none is stored twice.
+#include <signal.h>
+
+#include <map>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "server/record_store/record_store.h"
+#include "tests/service/harness.h"
+
+namespace tuneforge::service_test {
+namespace {
+
+// What the database file holds for the job, read while no server runs.
+absl::StatusOr<std::vector<v1::Record>> RecordsInDatabase(const std::string& db_path,
+                                                          const std::string& job_id) {
+  absl::StatusOr<std::unique_ptr<server::RecordStore>> store = server::RecordStore::Open(db_path);
+  if (!store.ok()) return store.status();
+  server::RecordFilter filter;
+  filter.job_id = job_id;
+  filter.limit = 10000;
+  return (*store)->Query(filter);
+}
+
+TEST(ServerRestartTest, KilledServerResumesTheJobWithoutLosingRecords) {
+  absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  Cluster& c = **cluster;
+  ASSERT_TRUE(c.StartWorker().ok());
+  ASSERT_TRUE(c.StartWorker().ok());
+
+  constexpr int kTrials = 24;
+  v1::JobSpec spec = SmallJob("matmul:M=32,N=32,K=32", kTrials, 8);
+  spec.mutable_measure()->set_min_repeat_ms(100);  // >= 100 ms a candidate: time to kill mid-job
+  absl::StatusOr<v1::Job> job = c.Submit(spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<v1::Job> partway = c.WaitForTrials(job->id(), 4, absl::Seconds(60));
+  ASSERT_TRUE(partway.ok()) << partway.status();
+
+  c.StopServer(SIGKILL);
+  absl::StatusOr<std::vector<v1::Record>> before = RecordsInDatabase(c.db_path(), job->id());
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_GE(before->size(), 4u);
+  ASSERT_LT(before->size(), static_cast<size_t>(kTrials)) << "the job ended before the kill";
+
+  ASSERT_TRUE(c.StartServer().ok());
+  // The job survived the restart, unfinished.
+  absl::StatusOr<v1::Job> resumed = c.GetJob(job->id());
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->trials_total(), kTrials);
+  EXPECT_GE(resumed->trials_done(), static_cast<int>(before->size()));
+
+  // The workers find the new server by themselves (they reconnect).
+  absl::StatusOr<v1::Job> done = c.WaitForJobEnd(job->id(), absl::Seconds(90));
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
+  EXPECT_EQ(done->trials_done(), kTrials);
+
+  absl::StatusOr<std::vector<v1::Record>> after = c.JobRecords(job->id());
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->size(), static_cast<size_t>(kTrials));
+  EXPECT_EQ(DistinctTaskIds(*after).size(), static_cast<size_t>(kTrials)) << "a task was stored twice";
+  std::map<int64_t, v1::Record> by_id;
+  for (const v1::Record& r : *after) by_id[r.id()] = r;
+  for (const v1::Record& r : *before) {
+    auto it = by_id.find(r.id());
+    ASSERT_NE(it, by_id.end()) << "record " << r.id() << " (task " << r.task_id() << ") lost in the restart";
+    EXPECT_EQ(it->second.task_id(), r.task_id());
+    EXPECT_EQ(it->second.schedule_json(), r.schedule_json());
+    EXPECT_EQ(it->second.median_seconds(), r.median_seconds());
+  }
+}
+
+TEST(ServerRestartTest, FinishedJobAndItsBestSurviveACleanRestart) {
+  absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  Cluster& c = **cluster;
+  ASSERT_TRUE(c.StartWorker().ok());
+  absl::StatusOr<v1::Job> job = c.Submit(SmallJob("matmul:M=32,N=32,K=32", 4));
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<v1::Job> done = c.WaitForJobEnd(job->id(), absl::Seconds(60));
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
+
+  c.StopServer(SIGTERM);
+  ASSERT_TRUE(c.server().wait_status());
+  ASSERT_TRUE(c.StartServer().ok());
+  absl::StatusOr<v1::Job> again = c.GetJob(job->id());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(again->trials_done(), 4);
+  EXPECT_DOUBLE_EQ(again->best_gflops(), done->best_gflops());
+  absl::StatusOr<std::vector<v1::Record>> records = c.JobRecords(job->id());
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_EQ(records->size(), 4u);
+}
+
+}  // namespace
+}  // namespace tuneforge::service_test

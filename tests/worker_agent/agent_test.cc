@@ -1,0 +1,299 @@
+// WorkerAgent in this process against the in-memory Workers server on
+// 127.0.0.1: the protocol as the worker drives it (register, lease, build,
+// time, report, heartbeat, re-register, reconnect, Deregister).
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/worker_agent/test_tasks.h"
+#include "tests/worker_agent/test_workers_server.h"
+
+namespace tuneforge::worker::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kMatmul[] = "matmul:M=64,N=64,K=64";
+
+bool AllReported(const ServerState& s, size_t n) { return s.results.size() >= n; }
+
+void ExpectMeasuredFine(const v1::MeasureResult& r, int repeats) {
+  EXPECT_EQ(r.error_kind(), "none") << r.task_id() << ": " << r.error();
+  EXPECT_EQ(r.error(), "");
+  EXPECT_GT(r.median_seconds(), 0);
+  EXPECT_EQ(r.repeat_seconds_size(), repeats);
+  EXPECT_LT(r.max_abs_error(), 1e-3);
+}
+
+TEST(AgentTest, RegistersLeasesMeasuresAndReportsCorrectResults) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  server->AddTasks({MakeTask("t-naive", kMatmul, {}),
+                    MakeTask("t-tiled16", kMatmul, TiledMatmulSteps(kMatmul, 16)),
+                    MakeTask("t-tiled8", kMatmul, TiledMatmulSteps(kMatmul, 8))});
+  RunningAgent run(AgentOptions(server->address(), server->token()));
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 3); },
+                                absl::Seconds(60)));
+  ServerState s = server->Snapshot();
+  for (const auto& [id, r] : s.results) {
+    ExpectMeasuredFine(r, 2);
+    EXPECT_GT(r.compile_ms(), 0) << id;
+  }
+  EXPECT_EQ(s.accepted, 3);
+  EXPECT_EQ(s.duplicates, 0);
+  ASSERT_EQ(s.workers.size(), 1u);
+  const v1::DeviceInfo& device = s.workers.begin()->second;
+  EXPECT_EQ(device.device_key(), ProbeDevice("", false).device_key());
+  EXPECT_TRUE(device.can_build());
+  // The heartbeat thread beats at the server's 200 ms interval.
+  EXPECT_TRUE(server->WaitUntil([](const ServerState& s) { return s.heartbeats >= 2; },
+                                absl::Seconds(10)));
+
+  EXPECT_TRUE(run.StopAndJoin().ok());
+  WorkerCounters c = run.agent().counters();
+  EXPECT_EQ(c.registrations, 1);
+  EXPECT_EQ(c.tasks_measured, 3);
+  EXPECT_GE(c.reports_acknowledged, 1);
+  EXPECT_EQ(c.report_failures, 0);
+  s = server->Snapshot();
+  EXPECT_EQ(s.deregistrations, 1);
+  EXPECT_TRUE(s.workers.empty());
+  EXPECT_THAT(run.log().front(), HasSubstr("connected to " + server->address()));
+}
+
+TEST(AgentTest, BadTasksCostOnlyThemselves) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  v1::MeasureTask bad_schedule =
+      MakeTask("t-bad-schedule", kMatmul, {schedule::SplitStep{2, 7, {4}, true}});
+  v1::MeasureTask wrong_key = MakeTask("t-wrong-key", kMatmul, {});
+  wrong_key.set_workload_key("0123456789abcdef");
+  v1::MeasureTask file_spec = MakeTask("t-file", kMatmul, {});
+  file_spec.mutable_workload()->set_spec("def:/etc/passwd");
+  v1::MeasureTask unparsable = MakeTask("t-unparsable", kMatmul, {});
+  unparsable.mutable_workload()->set_spec("matmull:M=4");
+  server->AddTasks({bad_schedule, wrong_key, file_spec, unparsable,
+                    MakeTask("t-good", kMatmul, TiledMatmulSteps(kMatmul))});
+  RunningAgent run(AgentOptions(server->address(), server->token()));
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 5); },
+                                absl::Seconds(60)));
+  ServerState s = server->Snapshot();
+  EXPECT_EQ(s.results["t-bad-schedule"].error_kind(), "invalid_schedule");
+  EXPECT_EQ(s.results["t-wrong-key"].error_kind(), "invalid_schedule");
+  EXPECT_THAT(s.results["t-wrong-key"].error(), HasSubstr("workload key mismatch"));
+  EXPECT_EQ(s.results["t-file"].error_kind(), "invalid_schedule");
+  EXPECT_THAT(s.results["t-file"].error(), HasSubstr("Workload.definition"));
+  EXPECT_EQ(s.results["t-unparsable"].error_kind(), "invalid_schedule");
+  EXPECT_THAT(s.results["t-unparsable"].error(), HasSubstr("does not parse on this worker"));
+  ExpectMeasuredFine(s.results["t-good"], 2);
+}
+
+TEST(AgentTest, DefinitionWorkloadsAreParsedFromTheirText) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  // The same computation as the spec: the same workload key.
+  v1::MeasureTask task = MakeTask("t-def", kMatmul, TiledMatmulSteps(kMatmul));
+  task.mutable_workload()->set_definition(
+      "input A: float32[64, 64]\n"
+      "input B: float32[64, 64]\n"
+      "C[i: 64, j: 64] = sum(A[i, k] * B[k, j], k: 64)\n");
+  task.mutable_workload()->set_name("my_matmul");
+  server->AddTasks({task});
+  RunningAgent run(AgentOptions(server->address(), server->token()));
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 1); },
+                                absl::Seconds(60)));
+  ExpectMeasuredFine(server->Snapshot().results["t-def"], 2);
+}
+
+TEST(AgentTest, RunnerOnlyWorkerMeasuresTheObjectsTheServerBuilt) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  server->AddTasks({MakeTask("t-naive", kMatmul, {}),
+                    MakeTask("t-tiled", kMatmul, TiledMatmulSteps(kMatmul))});
+  WorkerOptions options = AgentOptions(server->address(), server->token());
+  options.runner_only = true;
+  RunningAgent run(options);
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 2); },
+                                absl::Seconds(60)));
+  ServerState s = server->Snapshot();
+  for (const auto& [id, r] : s.results) {
+    ExpectMeasuredFine(r, 2);
+    EXPECT_EQ(r.compile_ms(), 0) << id << ": a runner-only worker compiles nothing";
+  }
+  ASSERT_EQ(s.workers.size(), 1u);
+  EXPECT_FALSE(s.workers.begin()->second.can_build());
+}
+
+TEST(AgentTest, RunnerOnlyTaskWithoutObjectsIsARunnerError) {
+  TestServerOptions server_options;
+  server_options.build_for_runner_only = false;
+  auto server = TestWorkersServer::Start(server_options);
+  ASSERT_NE(server, nullptr);
+  server->AddTasks({MakeTask("t-1", kMatmul, {})});
+  WorkerOptions options = AgentOptions(server->address(), server->token());
+  options.runner_only = true;
+  RunningAgent run(options);
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 1); },
+                                absl::Seconds(30)));
+  const v1::MeasureResult r = server->Snapshot().results["t-1"];
+  EXPECT_EQ(r.error_kind(), "runner_error");
+  EXPECT_THAT(r.error(), HasSubstr("came without a built candidate"));
+  EXPECT_THAT(r.error(), HasSubstr("runner-only"));
+}
+
+TEST(AgentTest, AKernelThatTimesOutCostsOnlyItsTask) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  // The unscheduled 512^3 matmul needs far more than 20 ms.
+  v1::MeasureOptions tight = QuickOptions();
+  tight.set_timeout_s(0.02);
+  const std::string big = "matmul:M=512,N=512,K=512";
+  server->AddTasks({MakeTask("t-slow", big, {}, tight),
+                    MakeTask("t-fine", kMatmul, TiledMatmulSteps(kMatmul))});
+  RunningAgent run(AgentOptions(server->address(), server->token()));
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 2); },
+                                absl::Seconds(120)));
+  ServerState s = server->Snapshot();
+  EXPECT_EQ(s.results["t-slow"].error_kind(), "timeout") << s.results["t-slow"].error();
+  ExpectMeasuredFine(s.results["t-fine"], 2);
+  // The worker goes on: a later task is measured too.
+  server->AddTasks({MakeTask("t-later", kMatmul, {})});
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 3); },
+                                absl::Seconds(60)));
+  ExpectMeasuredFine(server->Snapshot().results["t-later"], 2);
+  EXPECT_EQ(run.agent().counters().registrations, 1);
+}
+
+TEST(AgentTest, ServerRestartMeansReconnectReRegisterAndOneAcknowledgedReport) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  // About a second of timing: the server goes away while it runs.
+  server->AddTasks({MakeTask("t-1", "matmul:M=128,N=128,K=128", {}, SlowOptions())});
+  RunningAgent run(AgentOptions(server->address(), server->token()));
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return s.leased.size() == 1; },
+                                absl::Seconds(30)));
+  server->Stop();
+  // The report fails at least once while the server is down...
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (run.agent().counters().report_failures == 0 && absl::Now() < deadline)
+    absl::SleepFor(absl::Milliseconds(20));
+  ASSERT_GE(run.agent().counters().report_failures, 1);
+  absl::SleepFor(absl::Milliseconds(300));
+  ASSERT_TRUE(server->Restart());
+  // ...and once it is back, the result is stored exactly once and the
+  // worker, forgotten by the restart, registers again.
+  ASSERT_TRUE(server->WaitUntil(
+      [](const ServerState& s) { return AllReported(s, 1) && s.registrations >= 2; },
+      absl::Seconds(30)));
+  ServerState s = server->Snapshot();
+  ExpectMeasuredFine(s.results["t-1"], 3);
+  EXPECT_EQ(s.accepted, 1);
+  EXPECT_EQ(s.duplicates, 0);
+  WorkerCounters c = run.agent().counters();
+  EXPECT_GE(c.reconnects, 1);
+  EXPECT_EQ(c.registrations, 2);
+  EXPECT_EQ(c.tasks_measured, 1);
+  // The new registration works: a new task is leased and measured.
+  server->AddTasks({MakeTask("t-2", kMatmul, {})});
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 2); },
+                                absl::Seconds(60)));
+  EXPECT_EQ(server->Snapshot().accepted, 2);
+}
+
+TEST(AgentTest, WaitsForAServerThatIsNotUpYet) {
+  // Take a free port, then close the server: nothing listens there.
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  server->AddTasks({MakeTask("t-1", kMatmul, {})});
+  server->Stop();
+  RunningAgent run(AgentOptions(server->address(), server->token()));
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(run.agent().counters().registrations, 0);
+  ASSERT_TRUE(server->Restart());
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 1); },
+                                absl::Seconds(30)));
+  EXPECT_EQ(run.agent().counters().registrations, 1);
+  EXPECT_GE(run.agent().counters().reconnects, 1);
+}
+
+TEST(AgentTest, WorksOverAnInProcessChannel) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  server->AddTasks({MakeTask("t-1", kMatmul, TiledMatmulSteps(kMatmul))});
+  WorkerOptions options = AgentOptions("", server->token());
+  options.channel = server->InProcessChannel();
+  RunningAgent run(options);
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 1); },
+                                absl::Seconds(60)));
+  ExpectMeasuredFine(server->Snapshot().results["t-1"], 2);
+}
+
+TEST(AgentTest, StopReturnsTheUnstartedTasks) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  std::vector<v1::MeasureTask> tasks;
+  for (int i = 0; i < 4; ++i)
+    tasks.push_back(
+        MakeTask("t-" + std::to_string(i), "matmul:M=128,N=128,K=128", {}, SlowOptions()));
+  server->AddTasks(tasks);
+  WorkerOptions options = AgentOptions(server->address(), server->token());
+  options.max_tasks_per_lease = 4;
+  RunningAgent run(options);
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return s.leased.size() == 4; },
+                                absl::Seconds(30)));
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_TRUE(run.StopAndJoin().ok());
+  ServerState s = server->Snapshot();
+  EXPECT_EQ(s.deregistrations, 1);
+  EXPECT_TRUE(s.leased.empty());
+  // Nothing lost: every task is either reported or queued again.
+  EXPECT_EQ(s.results.size() + s.queue.size(), 4u);
+  EXPECT_GE(s.returned_tasks, 2);
+  EXPECT_EQ(run.agent().counters().returned_tasks, s.returned_tasks);
+  for (const auto& [id, r] : s.results) ExpectMeasuredFine(r, 3);
+}
+
+TEST(AgentTest, WrongTokenEndsRunWithAClearError) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  RunningAgent run(AgentOptions(server->address(), "not-the-token"));
+  absl::Status s = run.Join();
+  EXPECT_TRUE(absl::IsUnauthenticated(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr("refused this worker's token"));
+  EXPECT_THAT(s.message(), HasSubstr("--token-file"));
+  EXPECT_GE(server->Snapshot().refused_calls, 1);
+}
+
+TEST(AgentTest, BadOptionsFailAtOnce) {
+  WorkerOptions options = AgentOptions("no-port-here", "t");
+  EXPECT_TRUE(absl::IsInvalidArgument(WorkerAgent(options).Run()));
+  options = AgentOptions("127.0.0.1:1", "t");
+  options.max_tasks_per_lease = 0;
+  EXPECT_TRUE(absl::IsInvalidArgument(WorkerAgent(options).Run()));
+  options = AgentOptions("127.0.0.1:1", "t");
+  options.runner_path = "/nonexistent/tuneforge-runner";
+  absl::Status s = WorkerAgent(options).Run();
+  EXPECT_TRUE(absl::IsNotFound(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr("runner binary"));
+}
+
+TEST(AgentTest, StopBeforeRunReturnsAtOnce) {
+  WorkerAgent agent(AgentOptions("127.0.0.1:1", "t"));
+  agent.Stop();
+  EXPECT_TRUE(agent.Run().ok());
+  EXPECT_EQ(agent.counters().registrations, 0);
+}
+
+TEST(AgentTest, ProbeDescribesThisMachine) {
+  v1::DeviceInfo d = ProbeDevice("", false);
+  EXPECT_FALSE(d.device_key().empty());
+  EXPECT_FALSE(d.triple().empty());
+  EXPECT_GE(d.cores(), 1);
+  EXPECT_GT(d.l1_bytes(), 0);
+  EXPECT_FALSE(d.hostname().empty());
+  EXPECT_TRUE(d.can_build());
+  v1::DeviceInfo runner = ProbeDevice("aarch64-neon-4c", true);
+  EXPECT_EQ(runner.device_key(), "aarch64-neon-4c");
+  EXPECT_FALSE(runner.can_build());
+}
+
+}  // namespace
+}  // namespace tuneforge::worker::testing

@@ -1,0 +1,36 @@
+// ProbeDevice: this machine as the server sees it.
+#include <unistd.h>
+
+#include <climits>
+
+#include "common/codegen/target.h"
+#include "worker/agent/worker_agent.h"
+
+namespace tuneforge::worker {
+namespace {
+
+std::string HostName() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown";
+  return name;
+}
+
+}  // namespace
+
+v1::DeviceInfo ProbeDevice(const std::string& device_key_override, bool runner_only) {
+  const codegen::Target host = codegen::Target::Host();
+  v1::DeviceInfo device;
+  device.set_device_key(device_key_override.empty() ? host.device_key() : device_key_override);
+  device.set_triple(host.triple);
+  device.set_cpu(host.cpu);
+  device.set_features(host.features);
+  device.set_cores(host.num_cores);
+  device.set_l1_bytes(host.l1_bytes);
+  device.set_l2_bytes(host.l2_bytes);
+  device.set_l3_bytes(host.l3_bytes);
+  device.set_hostname(HostName());
+  device.set_can_build(!runner_only);
+  return device;
+}
+
+}  // namespace tuneforge::worker

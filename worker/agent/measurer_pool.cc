@@ -1,0 +1,41 @@
+#include "worker/agent/measurer_pool.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace tuneforge::worker {
+
+measure::MeasureOptions ToMeasureOptions(const v1::MeasureOptions& options,
+                                         const std::string& runner_path) {
+  measure::MeasureOptions out;
+  out.number = options.number() != 0 ? options.number() : 1;
+  out.repeat = options.repeat() != 0 ? options.repeat() : 3;
+  out.min_repeat_ms = options.min_repeat_ms() != 0 ? options.min_repeat_ms() : 100;
+  out.flush_cache = options.flush_cache();
+  out.threads = options.threads();
+  out.timeout_s = options.timeout_s() != 0 ? options.timeout_s() : 10;
+  out.runner_path = runner_path;
+  return out;
+}
+
+absl::StatusOr<measure::Measurer*> MeasurerPool::Get(const v1::MeasureOptions& options) {
+  const measure::MeasureOptions wanted = ToMeasureOptions(options, runner_path_);
+  const std::string key =
+      absl::StrCat(wanted.number, "/", wanted.repeat, "/", wanted.min_repeat_ms, "/",
+                   wanted.flush_cache, "/", wanted.threads, "/", wanted.timeout_s);
+  for (size_t i = 0; i < measurers_.size(); ++i) {
+    if (measurers_[i].first != key) continue;
+    // Move to the back: most recently used.
+    auto entry = std::move(measurers_[i]);
+    measurers_.erase(measurers_.begin() + static_cast<std::ptrdiff_t>(i));
+    measurers_.push_back(std::move(entry));
+    return measurers_.back().second.get();
+  }
+  absl::StatusOr<std::unique_ptr<measure::Measurer>> created =
+      measure::Measurer::Create(host_, wanted);
+  if (!created.ok()) return created.status();
+  if (measurers_.size() >= kMaxMeasurers) measurers_.erase(measurers_.begin());
+  measurers_.emplace_back(key, *std::move(created));
+  return measurers_.back().second.get();
+}
+
+}  // namespace tuneforge::worker

@@ -1,0 +1,193 @@
+#include "worker/agent/task_executor.h"
+
+#include <optional>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "common/schedule/schedule_proto.h"
+
+namespace tuneforge::worker {
+namespace {
+
+using measure::MeasureErrorKind;
+
+// Bounded so a long-lived worker does not collect every workload it saw.
+constexpr size_t kMaxCachedReferences = 64;
+
+v1::MeasureResult ErrorResult(const std::string& task_id, MeasureErrorKind kind,
+                              std::string error) {
+  v1::MeasureResult r;
+  r.set_task_id(task_id);
+  r.set_error_kind(measure::ErrorKindName(kind));
+  r.set_error(std::move(error));
+  return r;
+}
+
+// A build skipped because the worker is stopping; never reported.
+measure::BuiltKernel Skipped() {
+  measure::BuiltKernel k;
+  k.error_kind = MeasureErrorKind::kRunnerError;
+  k.error = "skipped: the worker is stopping";
+  return k;
+}
+
+measure::BuiltKernel Shipped(const v1::BuiltKernel& kernel, const te::ComputeDag& dag) {
+  measure::BuiltKernel k;
+  k.object.symbol = kernel.symbol();
+  k.object.triple = kernel.triple();
+  k.object.object = kernel.object();
+  k.args = measure::DagArgSpecs(dag);
+  return k;
+}
+
+}  // namespace
+
+struct TaskExecutor::Prepared {
+  std::shared_ptr<const te::Workload> workload;
+  std::vector<schedule::Step> steps;
+  std::optional<v1::MeasureResult> settled;  // failed before anything was timed
+  std::shared_ptr<const measure::BuiltKernel> reference;
+  measure::BuiltKernel candidate;
+};
+
+v1::MeasureResult ResultToProto(const std::string& task_id, const measure::MeasureResult& result) {
+  v1::MeasureResult r;
+  r.set_task_id(task_id);
+  r.set_error_kind(measure::ErrorKindName(result.error_kind));
+  r.set_error(result.error);
+  r.set_median_seconds(result.median_seconds);
+  for (double s : result.repeat_seconds) r.add_repeat_seconds(s);
+  r.set_compile_ms(result.compile_ms);
+  r.set_max_abs_error(result.max_abs_error);
+  return r;
+}
+
+absl::StatusOr<std::unique_ptr<TaskExecutor>> TaskExecutor::Create(ExecutorOptions options) {
+  std::unique_ptr<TaskExecutor> executor(
+      new TaskExecutor(std::move(options), codegen::Target::Host()));
+  // Finds the runner binary now, so a worker without one fails at start.
+  absl::StatusOr<measure::Measurer*> measurer = executor->measurers_.Get(v1::MeasureOptions());
+  if (!measurer.ok()) return measurer.status();
+  return executor;
+}
+
+TaskExecutor::TaskExecutor(ExecutorOptions options, codegen::Target host)
+    : options_(std::move(options)), host_(host), measurers_(host, options_.runner_path) {}
+
+TaskExecutor::~TaskExecutor() = default;
+
+std::vector<v1::MeasureResult> TaskExecutor::Execute(const std::vector<v1::MeasureTask>& tasks,
+                                                     const std::function<bool()>& stop) {
+  std::vector<Prepared> prepared(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) Prepare(tasks[i], prepared[i]);
+  if (!options_.runner_only) BuildAll(prepared, stop);
+  std::vector<v1::MeasureResult> results;
+  for (size_t i = 0; i < tasks.size() && !stop(); ++i) results.push_back(Time(tasks[i], prepared[i]));
+  return results;
+}
+
+void TaskExecutor::Prepare(const v1::MeasureTask& task, Prepared& out) {
+  absl::StatusOr<std::shared_ptr<const te::Workload>> workload = workloads_.Get(task.workload());
+  if (!workload.ok()) {
+    out.settled = ErrorResult(task.task_id(), MeasureErrorKind::kInvalidSchedule,
+                              absl::StrCat("the task's workload does not parse on this worker: ",
+                                           workload.status().message()));
+    return;
+  }
+  out.workload = *workload;
+  const std::string key = out.workload->dag->workload_key();
+  if (key != task.workload_key()) {
+    out.settled = ErrorResult(
+        task.task_id(), MeasureErrorKind::kInvalidSchedule,
+        absl::StrCat("workload key mismatch for '", out.workload->spec, "': the task says '",
+                     task.workload_key(), "' but this worker computes '", key,
+                     "'; run the same tuneforge version on the server and the worker"));
+    return;
+  }
+  if (options_.runner_only) {
+    TakeShippedKernels(task, out);
+    return;
+  }
+  absl::StatusOr<schedule::Schedule> schedule = schedule::ScheduleFromProto(task.schedule());
+  if (!schedule.ok()) {
+    out.settled = ErrorResult(task.task_id(), MeasureErrorKind::kInvalidSchedule,
+                              std::string(schedule.status().message()));
+    return;
+  }
+  out.steps = std::move(schedule->steps);
+}
+
+void TaskExecutor::TakeShippedKernels(const v1::MeasureTask& task, Prepared& out) {
+  auto missing = [&](const char* what, const char* field) {
+    out.settled = ErrorResult(
+        task.task_id(), MeasureErrorKind::kRunnerError,
+        absl::StrCat("task ", task.task_id(), " came without a built ", what,
+                     ": this worker is runner-only (it cannot compile), so the server must build "
+                     "for its target and send the object in ",
+                     field));
+  };
+  auto absent = [](const v1::BuiltKernel& k) { return k.object().empty() || k.symbol().empty(); };
+  if (absent(task.candidate())) return missing("candidate", "MeasureTask.candidate");
+  if (absent(task.reference()))
+    return missing("reference (unscheduled program)", "MeasureTask.reference");
+  out.candidate = Shipped(task.candidate(), *out.workload->dag);
+  out.reference = std::make_shared<const measure::BuiltKernel>(
+      Shipped(task.reference(), *out.workload->dag));
+}
+
+void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function<bool()>& stop) {
+  // One reference per workload not built before, then every candidate: all
+  // in one parallel pass.
+  absl::flat_hash_map<std::string, std::shared_ptr<const measure::BuiltKernel>> references;
+  std::vector<te::ComputeDagPtr> to_build;
+  std::vector<size_t> candidates;
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    if (prepared[i].settled) continue;
+    candidates.push_back(i);
+    const te::ComputeDagPtr& dag = prepared[i].workload->dag;
+    std::string key = dag->workload_key();
+    if (references.contains(key)) continue;
+    auto cached = references_.find(key);
+    references[key] = cached != references_.end() ? cached->second : nullptr;
+    if (cached == references_.end()) to_build.push_back(dag);
+  }
+  const int num_references = static_cast<int>(to_build.size());
+  const int total = num_references + static_cast<int>(candidates.size());
+  std::vector<measure::BuiltKernel> built =
+      measure::BuildParallel(total, options_.build_jobs, [&](int j) {
+        if (stop()) return Skipped();
+        if (j < num_references) return measure::BuildReference(to_build[j], host_);
+        const Prepared& p = prepared[candidates[j - num_references]];
+        return measure::BuildSchedule(p.workload->dag, p.steps, host_);
+      });
+  for (int j = 0; j < num_references; ++j) {
+    const std::string key = to_build[j]->workload_key();
+    auto kernel = std::make_shared<const measure::BuiltKernel>(std::move(built[j]));
+    references[key] = kernel;
+    // A reference that failed or was skipped is not kept: the next lease
+    // tries again.
+    if (!kernel->ok()) continue;
+    if (references_.size() >= kMaxCachedReferences) references_.clear();
+    references_[key] = kernel;
+  }
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    Prepared& p = prepared[candidates[c]];
+    p.reference = references.at(p.workload->dag->workload_key());
+    p.candidate = std::move(built[num_references + static_cast<int>(c)]);
+  }
+}
+
+v1::MeasureResult TaskExecutor::Time(const v1::MeasureTask& task, const Prepared& prepared) {
+  if (prepared.settled) return *prepared.settled;
+  absl::StatusOr<measure::Measurer*> measurer = measurers_.Get(task.measure());
+  if (!measurer.ok())
+    return ErrorResult(task.task_id(), MeasureErrorKind::kRunnerError,
+                       absl::StrCat("cannot measure with the task's options: ",
+                                    measurer.status().message()));
+  measure::MeasureResult result =
+      (*measurer)->MeasureBuilt(*prepared.workload->dag, *prepared.reference, {prepared.candidate})
+          .front();
+  return ResultToProto(task.task_id(), result);
+}
+
+}  // namespace tuneforge::worker

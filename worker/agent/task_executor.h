@@ -1,0 +1,71 @@
+// TaskExecutor: a lease's measure tasks -> one result each.
+//
+//   every task:  parse its workload (cached) and check the workload key
+//                against the task's: a mismatch means the server and the
+//                worker disagree on the computation, so nothing is timed
+//   build mode:  references (one per workload, cached) and candidates
+//                compiled in parallel (build_jobs threads)
+//   runner-only: the candidate and reference objects the server shipped,
+//                with the kernel arguments taken from the parsed DAG
+//   then:        each task timed alone, in task order, in the sandboxed
+//                runner (one Measurer per distinct option set)
+//
+// A bad task (unparsable, wrong key, bad schedule, missing object, a kernel
+// that crashes or hangs) costs only its own result. Not thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "common/codegen/target.h"
+#include "proto/tuneforge.pb.h"
+#include "worker/agent/measurer_pool.h"
+#include "worker/agent/workload_cache.h"
+#include "worker/measure/builder.h"
+
+namespace tuneforge::worker {
+
+namespace v1 = ::tuneforge::v1;
+
+struct ExecutorOptions {
+  bool runner_only = false;  // never compile: use the objects in the tasks
+  int build_jobs = 0;        // parallel compiles; 0: all cores
+  std::string runner_path;   // see measure::MeasureOptions::runner_path
+};
+
+class TaskExecutor {
+ public:
+  // Errors: no runner binary.
+  static absl::StatusOr<std::unique_ptr<TaskExecutor>> Create(ExecutorOptions options);
+  ~TaskExecutor();
+
+  // Results in task order. Once `stop` returns true (it is polled from the
+  // build threads too) no further task is started, and the results are
+  // those of the tasks finished so far: a prefix of `tasks`.
+  std::vector<v1::MeasureResult> Execute(const std::vector<v1::MeasureTask>& tasks,
+                                         const std::function<bool()>& stop);
+
+ private:
+  struct Prepared;
+  TaskExecutor(ExecutorOptions options, codegen::Target host);
+  void Prepare(const v1::MeasureTask& task, Prepared& out);
+  void TakeShippedKernels(const v1::MeasureTask& task, Prepared& out);
+  void BuildAll(std::vector<Prepared>& prepared, const std::function<bool()>& stop);
+  v1::MeasureResult Time(const v1::MeasureTask& task, const Prepared& prepared);
+
+  ExecutorOptions options_;
+  codegen::Target host_;
+  WorkloadCache workloads_;
+  MeasurerPool measurers_;
+  // Built references by workload key (build mode); cleared when full.
+  absl::flat_hash_map<std::string, std::shared_ptr<const measure::BuiltKernel>> references_;
+};
+
+// A measure::MeasureResult as the proto the worker reports.
+v1::MeasureResult ResultToProto(const std::string& task_id, const measure::MeasureResult& result);
+
+}  // namespace tuneforge::worker
