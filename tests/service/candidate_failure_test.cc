@@ -1,6 +1,13 @@
-// A candidate that hangs or runs out of memory costs one record with its
+// A candidate that crashes, hangs or runs out of memory costs one record with its
 // error kind, never the worker: the same worker then measures a normal job.
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+#include <optional>
+#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -69,6 +76,89 @@ TEST(CandidateFailureTest, HangingCandidateCostsOneTimeoutRecord) {
     if (r.error_kind() == "timeout") EXPECT_FALSE(r.error().empty());
     EXPECT_EQ(r.worker_id(), c.worker(*w).id);
   }
+  EXPECT_TRUE(c.worker(*w).process->Running());
+  ExpectWorkerStillMeasures(c, c.worker(*w).id);
+}
+
+// The children of `parent` named tuneforge-runner (the worker's sandbox).
+std::vector<pid_t> RunnerChildren(pid_t parent) {
+  std::vector<pid_t> out;
+  DIR* proc = opendir("/proc");
+  if (!proc) return out;
+  while (dirent* e = readdir(proc)) {
+    pid_t pid = static_cast<pid_t>(std::atol(e->d_name));
+    if (pid <= 0) continue;
+    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    // pid (comm) state ppid ...
+    size_t close = line.rfind(')');
+    if (close == std::string::npos || line.find("(tuneforge-runne") == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) out.push_back(pid);
+  }
+  closedir(proc);
+  return out;
+}
+
+// CPU ticks (user + system) the process has used.
+std::optional<long> CpuTicks(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return std::nullopt;
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::atol(field.c_str());
+    if (i == 15) stime = std::atol(field.c_str());
+  }
+  return utime + stime;
+}
+
+// A kernel that crashes: the worker's runner gets SIGSEGV while it runs a
+// candidate (a real segfault in generated code ends the runner the same
+// way). That candidate gets one runtime_crash record; the worker measures
+// the rest of the job and the next one.
+TEST(CandidateFailureTest, CrashingCandidateCostsOneRuntimeCrashRecord) {
+  absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  Cluster& c = **cluster;
+  absl::StatusOr<int> w = c.StartWorker();
+  ASSERT_TRUE(w.ok()) << w.status();
+
+  // Each candidate is timed for at least 1.5 s: long enough to hit it.
+  v1::JobSpec spec = SmallJob("matmul:M=128,N=128,K=128", 3, 3);
+  spec.mutable_measure()->set_min_repeat_ms(1500);
+  spec.mutable_measure()->set_repeat(1);
+  absl::StatusOr<v1::Job> job = c.Submit(spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+
+  // Wait for a runner that is busy (its CPU time grows), then crash it.
+  bool crashed = false;
+  for (absl::Time deadline = absl::Now() + absl::Seconds(60); !crashed && absl::Now() < deadline;) {
+    for (pid_t runner : RunnerChildren(c.worker(*w).process->pid())) {
+      std::optional<long> before = CpuTicks(runner);
+      absl::SleepFor(absl::Milliseconds(300));
+      std::optional<long> after = CpuTicks(runner);
+      if (before && after && *after - *before >= 10 && kill(runner, SIGSEGV) == 0) crashed = true;
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  ASSERT_TRUE(crashed) << "no busy runner was found under the worker";
+
+  absl::StatusOr<v1::Job> done = c.WaitForJobEnd(job->id(), absl::Seconds(90));
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
+  absl::StatusOr<std::vector<v1::Record>> records = c.JobRecords(job->id());
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 3u);
+  EXPECT_EQ(CountErrorKind(*records, "runtime_crash"), 1);
+  for (const v1::Record& r : *records)
+    if (r.error_kind() == "runtime_crash") EXPECT_THAT(r.error(), ::testing::HasSubstr("SIGSEGV"));
   EXPECT_TRUE(c.worker(*w).process->Running());
   ExpectWorkerStillMeasures(c, c.worker(*w).id);
 }

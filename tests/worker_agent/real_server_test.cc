@@ -185,7 +185,9 @@ TEST(RealServerTest, RunnerOnlyWorkerMeasuresObjectsTheServerBuilt) {
   EXPECT_EQ(records.size(), 6u);
   EXPECT_GE(CountOk(records), 1);
   for (const v1::Record& r : records) {
-    if (r.error_kind() == "none") EXPECT_EQ(r.compile_ms(), 0) << "a runner-only worker compiles nothing";
+    if (r.error_kind() == "none") {
+      EXPECT_EQ(r.compile_ms(), 0) << "a runner-only worker compiles nothing";
+    }
   }
   bool listed = false;
   for (const v1::WorkerStatus& w : server.Workers())
