@@ -45,6 +45,19 @@ int main(int argc, char** argv) {
   AddWorkersCommand(app, &exit_code);
   AddExportCommand(app, &exit_code);
   AddImportCommand(app, &exit_code);
+  // CLI11 would say "A subcommand is required" for a misspelt command.
+  std::string names;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    Output out;
+    for (int i = 1; i < argc; ++i) out.json = out.json || std::strcmp(argv[i], "--json") == 0;
+    return Fail(out, std::string("unknown command '") + argv[1] + "'; the commands are " + names +
+                         " (run 'tuneforge --help')");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/codegen/llvm/backend.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -11,8 +13,29 @@
 namespace tuneforge::codegen {
 namespace {
 
+// LLVM reports through its context; the default handler prints warnings and
+// remarks to stderr (e.g. "loop not vectorized" for a `vectorize` LLVM could
+// not honor: the loop just runs scalar) and ends the process on an error.
+// Warnings and remarks are dropped; the first error is kept to be returned.
+class QuietDiagnostics : public llvm::DiagnosticHandler {
+ public:
+  explicit QuietDiagnostics(std::string* first_error) : first_error_(first_error) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
+    if (info.getSeverity() == llvm::DS_Error && first_error_->empty()) {
+      llvm::raw_string_ostream os(*first_error_);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+    }
+    return true;
+  }
+
+ private:
+  std::string* first_error_;
+};
+
 // Everything one compile owns; nothing is shared with other threads.
 struct Compilation {
+  std::unique_ptr<std::string> llvm_error = std::make_unique<std::string>();
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::Module> module;
@@ -26,6 +49,7 @@ absl::StatusOr<Compilation> BuildOptimized(const lower::LoweredFunc& func, const
   }
   Compilation c;
   c.context = std::make_unique<llvm::LLVMContext>();
+  c.context->setDiagnosticHandler(std::make_unique<QuietDiagnostics>(c.llvm_error.get()));
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine =
       CreateTargetMachine(target, options.opt_level);
   if (!machine.ok()) return machine.status();
@@ -35,6 +59,8 @@ absl::StatusOr<Compilation> BuildOptimized(const lower::LoweredFunc& func, const
   if (!module.ok()) return module.status();
   c.module = *std::move(module);
   OptimizeModule(*c.module, *c.machine, options.opt_level);
+  if (!c.llvm_error->empty())
+    return absl::InternalError(absl::StrCat("LLVM failed to optimize the kernel: ", *c.llvm_error));
   return c;
 }
 
@@ -48,6 +74,8 @@ absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, c
   absl::StatusOr<std::string> object =
       EmitMachineCode(*c->module, *c->machine, llvm::CodeGenFileType::ObjectFile);
   if (!object.ok()) return object.status();
+  if (!c->llvm_error->empty())
+    return absl::InternalError(absl::StrCat("LLVM failed to generate code: ", *c->llvm_error));
   CompiledObject result;
   result.symbol = func.name;
   result.object = *std::move(object);

@@ -178,8 +178,29 @@ TEST(CliMeasureTest, BestWithoutRecordStoreSaysSo) {
   ExpectOneLineError(RunCli("measure matmul:M=4,N=4,K=4 --best"), "record store");
 }
 
+// LLVM's warnings (here "loop not vectorized" for a vectorize annotation it
+// cannot honor; the loop then runs scalar) stay out of the user's terminal.
+TEST(CliShowTest, LlvmWarningsAreNotPrinted) {
+  std::string schedule = WriteFile("cli_llvm_warning.json", R"({"workload": "matmul:K=1024,M=1024,N=1024", "steps": [
+    {"kind": "cache_write", "stage": 2, "scope": "local"},
+    {"kind": "compute_root", "stage": 3},
+    {"kind": "split", "stage": 3, "iter": 1, "lengths": [8, 434], "inner_to_outer": false},
+    {"kind": "follow_split", "stage": 2, "iter": 0, "src_step": 2, "n_split": 1},
+    {"kind": "annotation", "stage": 3, "iter": 2, "annotation": "vectorize"},
+    {"kind": "reorder", "stage": 3, "order": [3, 2, 0, 1]},
+    {"kind": "pragma", "stage": 2, "iter": 0, "auto_unroll_max_step": 64},
+    {"kind": "compute_root", "stage": 3},
+    {"kind": "reorder", "stage": 2, "order": [3, 0, 2, 1]},
+    {"kind": "reorder", "stage": 2, "order": [0, 3, 2, 1]},
+    {"kind": "fuse", "stage": 3, "iters": [3]}]})");
+  Result r = RunCli("show --schedule " + schedule + " --llvm-ir");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
 TEST(CliTest, UnknownCommandOrFlagIsAnError) {
   ExpectOneLineError(RunCli("frobnicate"), "tuneforge --help");
+  ExpectOneLineError(RunCli("frobnicate"), "unknown command 'frobnicate'; the commands are show, measure, tune");
   ExpectOneLineError(RunCli("show matmul:M=4,N=4,K=4 --no-such-flag"), "--no-such-flag");
 }
 
