@@ -23,6 +23,7 @@
 #include "bench/peer_process.h"
 #include "bench/peers/fma_peak.h"
 #include "bench/service/service_report.h"
+#include "bench/timing.h"
 #include "common/codegen/target.h"
 #include "common/schedule/schedule_json.h"
 #include "common/te/workload.h"
@@ -70,12 +71,6 @@ std::optional<double> Gflops(const measure::MeasureResult& r, double flops, std:
 
 std::string Fmt(std::optional<double> v, const char* f = "%.1f") {
   return v ? absl::StrFormat(f, *v) : std::string("-");
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 struct Options {

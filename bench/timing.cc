@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 #include <vector>
 
 namespace tuneforge::bench {
@@ -25,8 +26,13 @@ double TimeSeconds(const std::function<void()>& fn, const TimingOptions& options
     for (int i = 0; i < number; ++i) fn();
     per_call.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / number);
   }
-  std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
-  return per_call[per_call.size() / 2];
+  return Median(std::move(per_call));
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
 }
 
 }  // namespace tuneforge::bench

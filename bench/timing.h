@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 namespace tuneforge::bench {
 
@@ -15,5 +16,8 @@ struct TimingOptions {
 // Seconds per call of fn (median over repeats). fn is called once first to
 // warm caches and lazy initialisation.
 double TimeSeconds(const std::function<void()>& fn, const TimingOptions& options = {});
+
+// The middle value (the upper one of an even count); 0 for none.
+double Median(std::vector<double> values);
 
 }  // namespace tuneforge::bench

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/service/scratch_database.h"
+#include "bench/timing.h"
 #include "common/rpc/channel.h"
 #include "proto/tuneforge.grpc.pb.h"
 #include "server/server.h"
@@ -24,30 +25,19 @@ double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 // A server on 127.0.0.1 with a fresh database; both go with this.
 class BenchServer {
  public:
   static absl::StatusOr<std::unique_ptr<BenchServer>> Start(const std::string& dir) {
-    auto b = std::unique_ptr<BenchServer>(new BenchServer(dir + "/service_bench.db"));
+    auto b = std::unique_ptr<BenchServer>(new BenchServer(dir));
     server::ServerOptions options;
     options.listen = "127.0.0.1:0";
-    options.db_path = b->db_;
+    options.db_path = b->database_.path();
     options.token = kToken;
     absl::StatusOr<std::unique_ptr<server::Server>> s = server::Server::Start(options);
     if (!s.ok()) return s.status();
     b->server_ = *std::move(s);
     return b;
-  }
-  ~BenchServer() {
-    server_.reset();
-    std::error_code ignored;
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db_ + suffix, ignored);
   }
   server::Server& server() { return *server_; }
   std::string address() const { return absl::StrCat("127.0.0.1:", server_->port()); }
@@ -78,11 +68,8 @@ class BenchServer {
   }
 
  private:
-  explicit BenchServer(std::string db) : db_(std::move(db)) {
-    std::error_code ignored;
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db_ + suffix, ignored);
-  }
-  std::string db_;
+  explicit BenchServer(const std::string& dir) : database_(dir, "service_bench.db") {}
+  ScratchDatabase database_;                 // declared first: outlives the server
   std::unique_ptr<server::Server> server_;
 };
 

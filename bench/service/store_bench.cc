@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/service/scratch_database.h"
 #include "absl/strings/str_format.h"
 #include "server/record_store/record_store.h"
 
@@ -23,30 +24,6 @@ using Clock = std::chrono::steady_clock;
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
-
-// A new database file in `dir`; the files go when this does.
-class ScratchDatabase {
- public:
-  ScratchDatabase(const std::string& dir, const std::string& name) : path_(dir + "/" + name) { Remove(); }
-  ~ScratchDatabase() { Remove(); }
-  const std::string& path() const { return path_; }
-  int64_t Bytes() const {
-    int64_t bytes = 0;
-    for (const char* suffix : {"", "-wal"}) {
-      std::error_code error;
-      const auto size = std::filesystem::file_size(path_ + suffix, error);
-      if (!error) bytes += static_cast<int64_t>(size);
-    }
-    return bytes;
-  }
-
- private:
-  void Remove() const {
-    std::error_code ignored;
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix, ignored);
-  }
-  std::string path_;
-};
 
 std::vector<std::string> DeviceKeys(int devices) {
   static const char* kRealistic[] = {"x86_64-avx512-2c", "x86_64-avx2-16c", "aarch64-neon-4c", "aarch64-sve-8c"};

@@ -219,13 +219,12 @@ class DispatcherImpl : public Dispatcher {
   std::vector<v1::WorkerStatus> ListWorkers() const override {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<v1::WorkerStatus> out;
-    int64_t lost_after = LostAfterMs();
     int64_t now = NowMs();
     for (const auto& [id, w] : workers_) {
       v1::WorkerStatus s;
       s.set_id(id);
       *s.mutable_device() = w.device;
-      s.set_state(w.waiting == 0 && now - w.last_heartbeat_ms > lost_after ? "lost" : "alive");
+      s.set_state(Alive(w, now) ? "alive" : "lost");
       int leased = 0;
       for (const std::string& l : w.leases)
         if (auto it = leases_.find(l); it != leases_.end()) leased += static_cast<int>(it->second.task_ids.size());
@@ -269,12 +268,16 @@ class DispatcherImpl : public Dispatcher {
   int FairShare(const std::string& key, int max_tasks) const {
     int64_t workers = 0, now = NowMs();
     for (const auto& [id, w] : workers_)
-      if (w.device.device_key() == key && w.leases.empty() &&
-          (w.waiting > 0 || now - w.last_heartbeat_ms <= LostAfterMs()))
+      if (w.device.device_key() == key && w.leases.empty() && Alive(w, now))
         ++workers;
     int64_t queued = static_cast<int64_t>(queues_.Size(key));
     int64_t share = workers > 1 ? (queued + workers - 1) / workers : queued;
     return static_cast<int>(std::clamp<int64_t>(share, 1, max_tasks));
+  }
+
+  // Long-polling in Lease counts as a sign of life, like a heartbeat.
+  bool Alive(const WorkerEntry& w, int64_t now_ms) const {
+    return w.waiting > 0 || now_ms - w.last_heartbeat_ms <= LostAfterMs();
   }
 
   int64_t LostAfterMs() const {
@@ -331,7 +334,7 @@ class DispatcherImpl : public Dispatcher {
       bool requeued = false;
       // Workers silent too long are lost; their leases return.
       for (auto w = workers_.begin(); w != workers_.end();) {
-        if (w->second.waiting > 0 || now - w->second.last_heartbeat_ms <= LostAfterMs()) {
+        if (Alive(w->second, now)) {
           ++w;
           continue;
         }
