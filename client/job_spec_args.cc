@@ -7,7 +7,7 @@ namespace tuneforge::cli {
 void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--def", args->def_files, "compute-definition file (repeatable)");
   cmd->add_option("--batch", args->batch, "candidates per round (default 64)");
-  cmd->add_option("--policy", args->policy, "search policy: random");
+  cmd->add_option("--policy", args->policy, "search policy: ansor (sketches, evolutionary search, learned cost model) or random");
   cmd->add_option("--threads", args->threads, "threads for parallel loops on the worker (0: all cores)");
   cmd->add_option("--timeout", args->timeout_s, "seconds allowed per candidate (default 10)");
   cmd->add_option("--number", args->number, "runs per repeat (grows to --min-repeat-ms)");

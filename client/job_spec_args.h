@@ -19,7 +19,7 @@ struct JobSpecArgs {
   std::vector<std::string> def_files;  // --def, repeatable
   int trials = 0;
   int batch = 0;  // 0: the server's default (64)
-  std::string policy = "random";
+  std::string policy = "ansor";
   int threads = 0;
   double timeout_s = 0;  // 0: the server's default (10 s)
   int number = 0;

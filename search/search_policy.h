@@ -5,7 +5,7 @@
 //   policy->MarkMeasured(schedules already in the record store)
 //   loop: Propose(n) -> measure -> Update(results)
 //
-// Random search is the baseline; Ansor's search plugs in here.
+// Ansor's search (sketch_policy.h) is the default; random search the baseline.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,8 @@
 #include "absl/status/statusor.h"
 #include "common/schedule/steps.h"
 #include "common/te/compute_dag.h"
+#include "search/search_task.h"
+#include "search/shared_cost_model.h"
 
 namespace tuneforge::search {
 
@@ -37,11 +39,20 @@ class SearchPolicy {
   virtual void MarkMeasured(const std::vector<std::vector<schedule::Step>>& schedules) = 0;
 };
 
-enum class PolicyKind { kRandom };
-// "random" (also ""). Errors list the known names.
+enum class PolicyKind { kAnsor, kRandom };
+// "ansor" (also ""), "random". Errors list the known names.
 absl::StatusOr<PolicyKind> ParsePolicy(const std::string& name);
 const char* PolicyName(PolicyKind kind);
 
-std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, te::ComputeDagPtr dag, uint64_t seed);
+// What a policy is made from: the workload, the target, and (for ansor) the
+// target's shared cost model.
+struct PolicyContext {
+  te::ComputeDagPtr dag;
+  HardwareParams hw;
+  std::shared_ptr<SharedCostModel> cost_model;  // required by kAnsor
+  uint64_t seed = 0;
+};
+
+std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, const PolicyContext& context);
 
 }  // namespace tuneforge::search

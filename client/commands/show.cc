@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "client/cli_error.h"
 #include "client/workload_arg.h"
 #include "common/codegen/compiler.h"
@@ -11,6 +12,7 @@
 #include "common/lower/lower.h"
 #include "common/lower/printer.h"
 #include "common/schedule/state.h"
+#include "search/sketch_generation.h"
 
 namespace tuneforge::cli {
 namespace {
@@ -21,8 +23,30 @@ struct ShowArgs {
   bool asm_text = false;
   bool llvm_ir = false;
   bool ops = false;
+  bool sketches = false;
   Output out;
 };
+
+// Ansor's sketches of the workload for `target` (tile sizes still the
+// placeholder 1): the rules that made each one and its loop nest.
+absl::StatusOr<std::string> AddSketches(const te::Workload& w, const codegen::Target& target, Json* result) {
+  search::HardwareParams hw;
+  hw.num_cores = target.num_cores;
+  hw.vector_lanes = target.vector_lanes(4);
+  absl::StatusOr<std::vector<search::Sketch>> sketches = search::GenerateCpuSketches(w.dag, hw);
+  if (!sketches.ok()) return sketches.status();
+  Json list = Json::array();
+  std::string text = absl::StrCat("\n", sketches->size(), " sketches (tile sizes are filled in by the search):\n");
+  for (size_t i = 0; i < sketches->size(); ++i) {
+    const search::Sketch& s = (*sketches)[i];
+    std::string rules = s.derivation.empty() ? "no rule changed the program" : absl::StrJoin(s.derivation, ", ");
+    list.push_back(Json{{"derivation", s.derivation}, {"steps", s.state.steps().size()},
+                        {"loop_nest", s.state.ToString()}});
+    absl::StrAppend(&text, "\nsketch ", i, ": ", rules, "\n", s.state.ToString());
+  }
+  (*result)["sketches"] = std::move(list);
+  return text;
+}
 
 int RunShow(const ShowArgs& args) {
   if (args.ops) return Succeed(args.out, Json{{"ops", te::WorkloadHelp()}}, te::WorkloadHelp());
@@ -64,6 +88,11 @@ int RunShow(const ShowArgs& args) {
                     "\nscheduled loop nest:\n", sched_text);
   }
   result["loop_nest"] = lower::ToString(*shown);
+  if (args.sketches) {
+    absl::StatusOr<std::string> listing = AddSketches(w, *target, &result);
+    if (!listing.ok()) return Fail(args.out, listing.status());
+    absl::StrAppend(&text, *listing);
+  }
   if (args.llvm_ir || args.asm_text) {
     absl::StatusOr<std::string> code = args.llvm_ir ? codegen::EmitLLVMIR(*shown, *target)
                                                     : codegen::EmitAssembly(*shown, *target);
@@ -88,6 +117,8 @@ void AddShowCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--asm", args->asm_text, "also print the assembly for --target");
   cmd->add_flag("--llvm-ir", args->llvm_ir, "also print the optimized LLVM IR for --target");
   cmd->add_flag("--ops", args->ops, "list the operator library and exit");
+  cmd->add_flag("--sketches", args->sketches,
+                "also print the search's sketches (Ansor's rules applied for --target)");
   cmd->add_flag("--json", args->out.json, "one JSON object on stdout");
   cmd->callback([args, exit_code] { *exit_code = RunShow(*args); });
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "common/schedule/schedule_json.h"
 #include "common/schedule/schedule_proto.h"
+#include "server/core/cost_models.h"
 #include "server/core/job_runtime.h"
 #include "server/core/job_spec_check.h"
 
@@ -33,7 +34,8 @@ std::string NewJobId() {
 
 class JobManagerImpl : public JobManager {
  public:
-  JobManagerImpl(RecordStore* store, Dispatcher* dispatcher) : store_(store), dispatcher_(dispatcher) {}
+  JobManagerImpl(RecordStore* store, Dispatcher* dispatcher)
+      : store_(store), dispatcher_(dispatcher), cost_models_(store) {}
   ~JobManagerImpl() override { Shutdown(); }
 
   absl::Status Resume() {
@@ -176,10 +178,15 @@ class JobManagerImpl : public JobManager {
     absl::StatusOr<search::PolicyKind> kind = search::ParsePolicy(rt->job.spec().policy());
     if (!kind.ok()) return kind.status();
     uint64_t seed = SeedOf(rt->job);
+    const std::string& device_key = rt->job.spec().device_key();
+    // A key not of the ARCH-ISA-Nc form (a custom one) tunes with defaults.
+    search::HardwareParams hw = search::HardwareParamsFromDeviceKey(device_key).value_or(search::HardwareParams{});
+    std::shared_ptr<search::SharedCostModel> model;
+    if (*kind == search::PolicyKind::kAnsor) model = cost_models_.For(device_key);
     rt->policies.clear();
     rt->feedback.assign(rt->workloads.size(), {});
     for (size_t i = 0; i < rt->workloads.size(); ++i) {
-      rt->policies.push_back(search::MakePolicy(*kind, rt->workloads[i].dag, seed + i));
+      rt->policies.push_back(search::MakePolicy(*kind, {rt->workloads[i].dag, hw, model, seed + i}));
       if (i < measured.size()) {
         std::vector<std::vector<schedule::Step>> done;
         for (const std::string& text : measured[i])
@@ -314,14 +321,22 @@ class JobManagerImpl : public JobManager {
 
   // Called with the lock held; releases it while proposing and persisting.
   void NextRound(JobRuntime* rt, std::unique_lock<std::mutex>& lock) {
-    for (size_t i = 0; i < rt->policies.size(); ++i) {
-      if (!rt->feedback[i].empty()) rt->policies[i]->Update(rt->feedback[i]);
-      rt->feedback[i].clear();
-    }
+    std::vector<std::vector<search::MeasuredCandidate>> feedback(rt->policies.size());
+    for (size_t i = 0; i < rt->policies.size(); ++i) feedback[i].swap(rt->feedback[i]);
     int want = static_cast<int>(std::min<int64_t>(rt->batch_size(), rt->job.trials_total() - rt->issued));
     std::string job_id = rt->job.id();
+    const std::string device_key = rt->job.spec().device_key();
     // Policies are only touched by this thread; the job cannot disappear.
+    // Learning (features, retraining) and proposing take seconds: not
+    // under the lock that RPCs need.
     lock.unlock();
+    bool learned = false;
+    for (size_t i = 0; i < rt->policies.size(); ++i) {
+      if (feedback[i].empty()) continue;
+      rt->policies[i]->Update(feedback[i]);
+      learned = true;
+    }
+    if (learned) (void)cost_models_.Save(device_key);  // a restart retrains from records
     std::vector<TaskRow> tasks = ProposeTasks(rt, want);
     absl::Status saved = tasks.empty() ? absl::OkStatus() : store_->AddTasks(tasks);
     lock.lock();
@@ -392,6 +407,7 @@ class JobManagerImpl : public JobManager {
 
   RecordStore* store_;
   Dispatcher* dispatcher_;
+  CostModels cost_models_;  // one per device key, shared by the jobs on it
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   std::map<std::string, std::unique_ptr<JobRuntime>> jobs_;

@@ -1,5 +1,7 @@
 // The record store: SQLite (WAL) holding workloads, devices, jobs, pending
-// measure tasks and every measure record. Small interface, in the manner of
+// measure tasks, every measure record, and the search's cost model per
+// device (so a restarted server, or a new job on the same device, starts
+// with a trained model). Small interface, in the manner of
 // MetaSchedule's database: commit a job / tasks / records, read the best,
 // query, export and import.
 //
@@ -91,6 +93,29 @@ struct AddOutcome {
   std::vector<int64_t> ids;
 };
 
+// A cost model saved for a device: what CostModel::kind() and Serialize()
+// gave (the bytes carry their own feature schema version, checked when
+// they are loaded). One per device key; saving again replaces it.
+struct StoredCostModel {
+  std::string device_key;
+  std::string kind;                // "xgboost", "random"
+  std::string bytes;               // CostModel::Serialize()
+  int64_t trained_on_records = 0;  // records of the device it was trained on (the saver's count)
+  int64_t updated_unix_ms = 0;     // when it was saved (set by the store)
+};
+
+// A record as cost model training data (no repeat times, worker or job):
+// enough to rebuild the program and its label.
+struct TrainingRecord {
+  int64_t id = 0;
+  std::string workload_key;
+  std::string workload;       // spec text, or "def:<name>" (as the record keeps it)
+  std::string schedule_json;
+  std::string error_kind;     // "none" when it measured fine
+  double median_seconds = 0;
+  int64_t created_unix_ms = 0;
+};
+
 // What the writer thread has done since the store opened: writes per
 // transaction is the group-commit factor.
 struct WriteStats {
@@ -125,6 +150,10 @@ class RecordStore {
   virtual absl::Status SaveWorkload(const std::string& workload_key, const v1::Workload& workload,
                                     double flops) = 0;
   virtual absl::Status SaveDevice(const v1::DeviceInfo& device) = 0;
+  // Inserts or replaces the device's cost model. INVALID_ARGUMENT for an
+  // empty device key, kind or bytes, or a negative record count.
+  virtual absl::Status SaveCostModel(const std::string& device_key, const std::string& kind,
+                                     const std::string& bytes, int64_t trained_on_records) = 0;
 
   // ---- Reads ------------------------------------------------------------------
   // The fastest correct record for the workload on the device ("" = any
@@ -143,6 +172,13 @@ class RecordStore {
   virtual absl::StatusOr<int64_t> CountRecords() = 0;
   virtual absl::StatusOr<std::optional<WorkloadRow>> LoadWorkload(const std::string& workload_key) = 0;
   virtual absl::StatusOr<std::vector<DeviceRow>> LoadDevices() = 0;  // by device key
+  // The device's saved cost model; nullopt when none was saved.
+  virtual absl::StatusOr<std::optional<StoredCostModel>> LoadCostModel(const std::string& device_key) = 0;
+  // Records of the device, correct and failed ones, newest first (by id),
+  // at most `limit` (<= 0: all): what a search retrains its cost model on
+  // when it starts. One indexed query (records_by_device).
+  virtual absl::StatusOr<std::vector<TrainingRecord>> TrainingRecords(const std::string& device_key,
+                                                                      int limit) = 0;
 
   // ---- Export / import as JSON lines (one record per line) --------------------
   // Calls `line` for each matching record, oldest first (by id), from one

@@ -77,6 +77,24 @@ Migration BestIndexesMigration() {
           }};
 }
 
+// Version 3: the search's cost model per device, and the device's records
+// newest first (what the search retrains on when it starts) as one index
+// search. The index ends in the rowid (the record id), so ORDER BY id DESC
+// reads it backwards without a sort.
+Migration CostModelsMigration() {
+  return {3,
+          "cost models per device",
+          {
+              R"(CREATE TABLE cost_models (
+                   device_key TEXT PRIMARY KEY,
+                   kind TEXT NOT NULL,                -- CostModel::kind()
+                   bytes BLOB NOT NULL,               -- CostModel::Serialize()
+                   trained_on_records INTEGER NOT NULL,
+                   updated_unix_ms INTEGER NOT NULL))",
+              "CREATE INDEX records_by_device ON records(device_key)",
+          }};
+}
+
 absl::Status Refuse(const sqlite::Connection& db, const std::string& why) {
   return absl::FailedPreconditionError(absl::StrCat("record store ", db.path(), ": ", why));
 }
@@ -122,7 +140,8 @@ absl::Status Migrate(sqlite::Connection& db, int64_t from_version) {
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> kMigrations = {TablesMigration(), BestIndexesMigration()};
+  static const std::vector<Migration> kMigrations = {TablesMigration(), BestIndexesMigration(),
+                                                     CostModelsMigration()};
   return kMigrations;
 }
 

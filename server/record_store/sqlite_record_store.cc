@@ -1,10 +1,12 @@
 // RecordStore on SQLite: one write connection owned by the writer thread
 // (write_queue.h), read-only connections for readers (read_pool.h), the SQL
-// in store_writes.cc / store_reads.cc, the schema in schema.cc.
+// in store_writes.cc / store_reads.cc / cost_model_rows.cc, the schema in
+// schema.cc.
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/record_store/cost_model_rows.h"
 #include "server/record_store/read_pool.h"
 #include "server/record_store/record_store.h"
 #include "server/record_store/schema.h"
@@ -94,6 +96,15 @@ class SqliteRecordStore final : public RecordStore {
     return writer_.Run([&](Connection& db) { return UpsertDevice(db, device, now); });
   }
 
+  absl::Status SaveCostModel(const std::string& device_key, const std::string& kind, const std::string& bytes,
+                             int64_t trained_on_records) override {
+    if (absl::Status s = CheckCostModel(device_key, kind, bytes, trained_on_records); !s.ok())
+      return InStore(path_, s);
+    const int64_t now = NowUnixMs();
+    return writer_.Run(
+        [&](Connection& db) { return UpsertCostModel(db, device_key, kind, bytes, trained_on_records, now); });
+  }
+
   absl::StatusOr<std::optional<v1::Record>> Best(const std::string& workload_key,
                                                  const std::string& device_key) override {
     if (workload_key.empty())
@@ -132,6 +143,14 @@ class SqliteRecordStore final : public RecordStore {
 
   absl::StatusOr<std::vector<DeviceRow>> LoadDevices() override {
     return WithReader([&](Connection& db) { return ReadDevices(db); });
+  }
+
+  absl::StatusOr<std::optional<StoredCostModel>> LoadCostModel(const std::string& device_key) override {
+    return WithReader([&](Connection& db) { return ReadCostModel(db, device_key); });
+  }
+
+  absl::StatusOr<std::vector<TrainingRecord>> TrainingRecords(const std::string& device_key, int limit) override {
+    return WithReader([&](Connection& db) { return ReadTrainingRecords(db, device_key, limit); });
   }
 
   absl::Status Export(const RecordFilter& filter,

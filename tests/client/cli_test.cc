@@ -98,6 +98,21 @@ TEST(CliShowTest, ScheduleShowsStateAndScheduledNest) {
   EXPECT_THAT(j["loop_nest"].get<std::string>(), HasSubstr("ramp("));
 }
 
+TEST(CliShowTest, SketchesListTheRulesAndLoopNests) {
+  Result r = RunCli("show matmul:M=512,N=512,K=512 --sketches --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json sketches = Json::parse(r.out)["sketches"];
+  ASSERT_EQ(sketches.size(), 3u);  // cached and fused at two levels, or tiled alone
+  std::string all = sketches.dump();
+  EXPECT_THAT(all, HasSubstr("C: add_cache_write"));
+  EXPECT_THAT(all, HasSubstr("C.local: multi_level_tiling_with_fusion"));
+  EXPECT_THAT(sketches[0]["loop_nest"].get<std::string>(), HasSubstr("k.1"));  // the split reduction
+  Result text = RunCli("show relu:N=1,C=8,H=4,W=4 --sketches");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("1 sketches"));
+  EXPECT_THAT(text.out, HasSubstr("no rule changed the program"));
+}
+
 TEST(CliShowTest, Aarch64AssemblyUsesNeon) {
   std::string f = WriteFile("cli_tiled.json", kTiledMatmul);
   Result r = RunCli("show --schedule " + f + " --target aarch64 --asm --json");

@@ -16,6 +16,10 @@
 
 namespace tuneforge::codegen {
 
+// The target's feature string plus the tuning flags every kernel is built
+// with (module and function attributes must agree).
+std::string LlvmFeatures(const Target& target);
+
 // Errors: an unknown triple (InvalidArgument).
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const Target& target,
                                                                          int opt_level);

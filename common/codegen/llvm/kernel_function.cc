@@ -1,6 +1,7 @@
 // IrEmitter: the kernel's entry point, function attributes, alias scopes
 // and the runtime functions generated code calls.
 #include "absl/strings/str_cat.h"
+#include "common/codegen/llvm/backend.h"
 #include "common/codegen/llvm/ir_emitter.h"
 #include "common/codegen/llvm/uses.h"
 #include "llvm/IR/Constants.h"
@@ -10,7 +11,8 @@ namespace tuneforge::codegen {
 
 void IrEmitter::SetFunctionAttributes(llvm::Function* fn) {
   if (!target_.cpu.empty()) fn->addFnAttr("target-cpu", target_.cpu);
-  if (!target_.features.empty()) fn->addFnAttr("target-features", target_.features);
+  if (std::string features = LlvmFeatures(target_); !features.empty())
+    fn->addFnAttr("target-features", features);
   if (target_.is_x86()) {
     // Without these LLVM splits 512-bit vectors in two on AVX-512 machines
     // whose tuning prefers 256-bit code.

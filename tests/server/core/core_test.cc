@@ -63,6 +63,9 @@ class CoreTest : public ::testing::Test {
     s.set_device_key(kDevice);
     s.set_trials(trials);
     s.set_batch_size(batch);
+    // These tests time leases and rounds; random search proposes at once
+    // (the Ansor policy's rounds are tested in tests/search).
+    s.set_policy("random");
     return s;
   }
 

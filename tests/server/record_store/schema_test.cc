@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/record_store/cost_model_rows.h"
 #include "server/record_store/schema.h"
 #include "server/record_store/store_reads.h"
 #include "tests/server/record_store/store_test_util.h"
@@ -58,7 +59,9 @@ TEST(SchemaTest, NewFileGetsCurrentSchemaInWalMode) {
   EXPECT_EQ(raw.Column("PRAGMA journal_mode"), std::vector<std::string>{"wal"});
   std::vector<std::string> indexes = raw.Column("SELECT name FROM sqlite_schema WHERE type = 'index' ORDER BY name");
   EXPECT_THAT(indexes, ::testing::IsSupersetOf({"records_best", "records_best_any", "records_best_job",
-                                                "records_by_job", "records_by_workload_device", "tasks_by_job"}));
+                                                "records_by_job", "records_by_workload_device", "records_by_device",
+                                                "tasks_by_job"}));
+  EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'cost_models'"), 1);
 }
 
 TEST(SchemaTest, MigratesAVersion1File) {
@@ -89,6 +92,42 @@ TEST(SchemaTest, MigratesAVersion1File) {
   EXPECT_EQ((*store->Best("wk-a", ""))->task_id(), "t-new");
 }
 
+// Version 2 added two indexes to version 1.
+const char* kVersion2Additions = R"(
+  CREATE INDEX records_best_any ON records(workload_key, median_seconds) WHERE error_kind = 'none';
+  CREATE INDEX records_best_job ON records(job_id, median_seconds) WHERE error_kind = 'none';
+  PRAGMA user_version = 2;
+)";
+
+TEST(SchemaTest, MigratesAVersion2FileToCostModels) {
+  TempDir dir;
+  const std::string path = dir.File("v2.db");
+  {
+    RawDb raw(path);
+    raw.Exec(kVersion1Schema);
+    raw.Exec(kVersion2Additions);
+  }
+  auto store = OpenOrFail(path);
+  ASSERT_NE(store, nullptr);
+  {
+    RawDb raw(path);
+    EXPECT_EQ(raw.Int("PRAGMA user_version"), kSchemaVersion);
+    EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'cost_models'"), 1);
+    EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'records_by_device'"), 1);
+  }
+  // No model yet; the old record is training data; a model can be saved.
+  auto model = store->LoadCostModel("dev-1");
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_FALSE(model->has_value());
+  auto training = store->TrainingRecords("dev-1", 0);
+  ASSERT_TRUE(training.ok()) << training.status();
+  ASSERT_EQ(training->size(), 1u);
+  EXPECT_EQ((*training)[0].id, 7);
+  EXPECT_EQ((*training)[0].workload, "matmul:K=64,M=64,N=64");
+  ASSERT_TRUE(store->SaveCostModel("dev-1", "xgboost", "tfcm model bytes", 1).ok());
+  EXPECT_EQ((*store->LoadCostModel("dev-1"))->bytes, "tfcm model bytes");
+}
+
 TEST(SchemaTest, AFailedMigrationChangesNothing) {
   TempDir dir;
   const std::string path = dir.File("old.db");
@@ -100,7 +139,8 @@ TEST(SchemaTest, AFailedMigrationChangesNothing) {
   }
   auto store = RecordStore::Open(path);
   ASSERT_FALSE(store.ok());
-  EXPECT_THAT(store.status().message(), HasSubstr("migrating the schema from version 1 to 2"));
+  EXPECT_THAT(store.status().message(),
+              HasSubstr(absl::StrCat("migrating the schema from version 1 to ", kSchemaVersion)));
   EXPECT_THAT(store.status().message(), HasSubstr("best over any device and per job"));
   EXPECT_THAT(store.status().message(), HasSubstr(path));
   RawDb raw(path);
@@ -213,6 +253,24 @@ TEST(SchemaTest, RefusesPathsThatAreNotFiles) {
 std::vector<std::string> Plan(const std::string& path, const std::string& sql) {
   RawDb raw(path);
   return raw.Column("EXPLAIN QUERY PLAN " + sql, 3);
+}
+
+TEST(SchemaTest, TrainingRecordsIsOneIndexSearchWithoutSort) {
+  TempDir dir;
+  const std::string path = dir.File("plan.db");
+  {
+    auto store = OpenOrFail(path);
+    ASSERT_NE(store, nullptr);
+    std::vector<v1::Record> records;
+    for (int i = 0; i < 300; ++i)
+      records.push_back(MakeRecord(absl::StrCat("t-", i), absl::StrCat("wk-", i % 7), absl::StrCat("dev-", i % 3),
+                                   0.001 * (1 + i % 11)));
+    ASSERT_TRUE(store->AddRecords(records).ok());
+  }
+  const std::vector<std::string> plan = Plan(path, TrainingRecordsSql());
+  ASSERT_EQ(plan.size(), 1u) << absl::StrJoin(plan, "\n");
+  EXPECT_THAT(plan[0], HasSubstr("SEARCH records USING INDEX records_by_device (device_key=?)"));
+  EXPECT_THAT(plan[0], Not(HasSubstr("TEMP B-TREE")));
 }
 
 TEST(SchemaTest, BestIsOneIndexSearchWithoutSort) {

@@ -1,0 +1,54 @@
+// Random annotation (Ansor section 4.2): turns a sketch into a complete,
+// valid program by sampling every decision the sketch left open. Each
+// function here is one annotation rule, in its own file; SampleInitState
+// applies them in the order below, which matters: compute locations move
+// stages into loops that vectorize and parallel then must not fuse away,
+// and the parallel fuse comes last for each stage so that mutating its
+// granularity (mutations/) changes no later step's loop indices.
+//
+// Every step goes through State::Apply: a step the state refuses is not
+// taken, so every sampled state replays.
+#pragma once
+
+#include <random>
+
+#include "absl/status/statusor.h"
+#include "common/schedule/state.h"
+#include "search/search_task.h"
+
+namespace tuneforge::search {
+
+using Rng = std::mt19937_64;
+
+// The sketch's steps replayed with every split given random lengths: a
+// random factorization of the loop's extent, the innermost length at most
+// hw.max_innermost_split_factor.
+absl::StatusOr<schedule::State> FillTileSizes(const schedule::State& sketch, const HardwareParams& hw,
+                                              Rng& rng);
+// Stages left at root and untiled (rfactor partials, non-inlinable
+// producers) are computed at root or at a random loop of their consumer.
+void ChangeComputeLocations(schedule::State* state, Rng& rng);
+// The innermost spatial loops of each stage (a random number of them, as
+// long as their extents multiply to at most hw.max_vectorize_extent) are
+// fused and vectorized.
+void AnnotateVectorize(schedule::State* state, const HardwareParams& hw, Rng& rng);
+// Tiled or reducing stages get an auto-unroll pragma from
+// hw.auto_unroll_configs.
+void AnnotateAutoUnroll(schedule::State* state, const HardwareParams& hw, Rng& rng);
+// The outer spatial loops of each root stage are fused (until they offer
+// hw.parallel_iters_per_core iterations per core) and run in parallel.
+void AnnotateParallel(schedule::State* state, const HardwareParams& hw);
+
+// All of the above, in order.
+absl::StatusOr<schedule::State> SampleInitState(const schedule::State& sketch, const HardwareParams& hw,
+                                                Rng& rng);
+
+// How many of the outermost loops of `stage` the parallel annotation may
+// fuse: spatial, unannotated, up to and including the first loop that has
+// stages computed inside it. Mutations of the parallel granularity pick in
+// 1..this.
+int MaxParallelFuse(const schedule::State& state, int stage);
+// Stages are computed inside loop `iter` of `stage`.
+bool HasAttachedStages(const schedule::State& state, int stage, int iter);
+
+}  // namespace tuneforge::search

@@ -1,0 +1,25 @@
+// Fill tile sizes: every split of the sketch gets random lengths, chosen
+// while replaying so that each split sees the extent its loop has then.
+#include "absl/strings/str_cat.h"
+#include "search/annotation/annotation.h"
+#include "search/annotation/tile_lengths.h"
+
+namespace tuneforge::search {
+
+absl::StatusOr<schedule::State> FillTileSizes(const schedule::State& sketch, const HardwareParams& hw,
+                                              Rng& rng) {
+  schedule::State state(sketch.original_dag());
+  for (const schedule::Step& step : sketch.steps()) {
+    schedule::Step filled = step;
+    if (auto* split = std::get_if<schedule::SplitStep>(&filled)) {
+      int64_t extent = state.stage(split->stage).iter_node(split->iter).extent;
+      split->lengths = RandomTileLengths(extent, static_cast<int>(split->lengths.size()),
+                                         hw.max_innermost_split_factor, rng);
+    }
+    if (absl::Status s = state.Apply(filled); !s.ok())
+      return absl::InternalError(absl::StrCat("filling tile sizes: ", s.message()));
+  }
+  return state;
+}
+
+}  // namespace tuneforge::search

@@ -1,0 +1,36 @@
+#include "search/annotation/tile_lengths.h"
+
+#include <algorithm>
+
+namespace tuneforge::search {
+
+std::vector<int64_t> Divisors(int64_t n) {
+  std::vector<int64_t> small, large;
+  for (int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    small.push_back(d);
+    if (d != n / d) large.push_back(n / d);
+  }
+  small.insert(small.end(), large.rbegin(), large.rend());
+  return small;
+}
+
+std::vector<int64_t> RandomTileLengths(int64_t extent, int count, int64_t max_innermost,
+                                       std::mt19937_64& rng) {
+  std::vector<int64_t> lengths(count, 1);
+  int64_t left = std::max<int64_t>(extent, 1);
+  // Innermost first: it carries the vector / unroll constraint.
+  for (int i = count - 1; i >= 0; --i) {
+    std::vector<int64_t> choices = Divisors(left);
+    if (i == count - 1)
+      choices.erase(std::remove_if(choices.begin(), choices.end(),
+                                   [&](int64_t d) { return d > max_innermost; }),
+                    choices.end());
+    int64_t pick = choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)];
+    lengths[i] = pick;
+    left /= pick;
+  }
+  return lengths;
+}
+
+}  // namespace tuneforge::search

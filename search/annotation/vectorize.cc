@@ -1,0 +1,37 @@
+// Vectorize: the innermost spatial loops of each stage, fused into one
+// loop of at most hw.max_vectorize_extent iterations, become vector code.
+#include "search/annotation/annotation.h"
+#include "search/sketch_rules/stage_queries.h"
+
+namespace tuneforge::search {
+
+void AnnotateVectorize(schedule::State* state, const HardwareParams& hw, Rng& rng) {
+  for (int s = 0; s < state->num_stages(); ++s) {
+    const schedule::Stage& st = state->stage(s);
+    if (st.is_placeholder() || IsInlined(*state, s)) continue;
+    const int n = static_cast<int>(st.iters.size());
+    int count = 0;
+    int64_t product = 1;
+    for (int i = n - 1; i >= 0; --i) {
+      const int64_t extent = st.iter_node(i).extent;
+      if (st.iter_node(i).kind != schedule::IterKind::kSpatial ||
+          st.iters[i].annotation != schedule::IterAnnotation::kNone ||
+          HasAttachedStages(*state, s, i) || product * extent > hw.max_vectorize_extent)
+        break;
+      product *= extent;
+      ++count;
+    }
+    if (count == 0 || product <= 1) continue;
+    const int take = std::uniform_int_distribution<int>(1, count)(rng);
+    std::vector<int> iters;
+    for (int i = n - take; i < n; ++i) iters.push_back(i);
+    schedule::State next = *state;
+    if (take > 1 && !next.Apply(schedule::FuseStep{s, iters}).ok()) continue;
+    if (next.stage(s).iter_node(n - take).extent <= 1) continue;
+    if (!next.Apply(schedule::AnnotationStep{s, n - take, schedule::IterAnnotation::kVectorize}).ok())
+      continue;
+    *state = std::move(next);
+  }
+}
+
+}  // namespace tuneforge::search

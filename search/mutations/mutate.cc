@@ -1,0 +1,39 @@
+#include "absl/strings/str_cat.h"
+#include "search/mutations/mutations.h"
+
+namespace tuneforge::search {
+
+const char* MutationName(MutationKind kind) {
+  switch (kind) {
+    case MutationKind::kTileSize: return "tile_size";
+    case MutationKind::kParallel: return "parallel";
+    case MutationKind::kAutoUnroll: return "auto_unroll";
+    case MutationKind::kComputeLocation: return "compute_location";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<schedule::State> Mutate(MutationKind kind, const schedule::State& state,
+                                       const HardwareParams& hw, Rng& rng) {
+  switch (kind) {
+    case MutationKind::kTileSize: return MutateTileSize(state, hw, rng);
+    case MutationKind::kParallel: return MutateParallel(state, rng);
+    case MutationKind::kAutoUnroll: return MutateAutoUnroll(state, hw, rng);
+    case MutationKind::kComputeLocation: return MutateComputeLocation(state, rng);
+  }
+  return absl::InternalError("unknown mutation kind");
+}
+
+absl::StatusOr<schedule::State> ReplaceStep(const schedule::State& state, size_t index,
+                                            schedule::Step step) {
+  std::vector<schedule::Step> steps = state.steps();
+  steps[index] = std::move(step);
+  return schedule::State::Replay(state.original_dag(), steps);
+}
+
+absl::StatusOr<schedule::State> Prefix(const schedule::State& state, size_t count) {
+  std::vector<schedule::Step> steps(state.steps().begin(), state.steps().begin() + count);
+  return schedule::State::Replay(state.original_dag(), steps);
+}
+
+}  // namespace tuneforge::search

@@ -1,0 +1,26 @@
+#include "search/search_task.h"
+
+#include <cstdlib>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace tuneforge::search {
+
+absl::StatusOr<HardwareParams> HardwareParamsFromDeviceKey(const std::string& device_key) {
+  std::vector<std::string> parts = absl::StrSplit(device_key, '-');
+  int cores = 0;
+  if (parts.size() < 3 || parts.back().size() < 2 || parts.back().back() != 'c' ||
+      !absl::SimpleAtoi(parts.back().substr(0, parts.back().size() - 1), &cores) || cores < 1)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "device key '", device_key,
+        "' is not ARCH-ISA-Nc (e.g. x86_64-avx512-2c); use the key a worker registered with"));
+  HardwareParams hw;
+  hw.num_cores = cores;
+  const std::string& isa = parts[parts.size() - 2];
+  hw.vector_lanes = isa == "avx512" ? 16 : isa == "avx2" ? 8 : 4;  // sse, neon, generic: 128 bits
+  return hw;
+}
+
+}  // namespace tuneforge::search

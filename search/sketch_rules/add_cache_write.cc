@@ -1,0 +1,34 @@
+// Add cache write: a stage that needs tiling but has no element-wise consumer
+// to fuse into gets a local cache stage that accumulates each tile (in
+// registers, after tiling) and an element-wise copy out of it. The cache
+// stage is visited next, where tiling with fusion claims it. The stage
+// without the cache is derived as well (kApply), as Ansor does on CPU.
+#include "search/sketch_rules/sketch_rules.h"
+#include "search/sketch_rules/stage_queries.h"
+
+namespace tuneforge::search {
+namespace {
+
+class AddCacheWriteRule : public SketchRule {
+ public:
+  const char* name() const override { return "add_cache_write"; }
+  RuleDecision Check(const schedule::State& state, int stage, const HardwareParams&) const override {
+    if (!NeedsMultiLevelTiling(state, stage) || IsInlined(state, stage) ||
+        IsTransformed(state, stage) || IsCacheWriteStage(state, stage) ||
+        HasCacheWriteStage(state, stage) || SingleElementwiseConsumer(state, stage) >= 0)
+      return RuleDecision::kSkip;
+    return RuleDecision::kApply;
+  }
+  std::vector<DerivedState> Apply(const schedule::State& state, int stage,
+                                  const HardwareParams&) const override {
+    schedule::State next = state;
+    if (!next.Apply(schedule::CacheWriteStep{stage, "local"}).ok()) return {};
+    return {DerivedState{std::move(next), stage}};  // the cache stage, now at `stage`
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SketchRule> MakeAddCacheWriteRule() { return std::make_unique<AddCacheWriteRule>(); }
+
+}  // namespace tuneforge::search

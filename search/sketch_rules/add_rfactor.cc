@@ -1,0 +1,57 @@
+// Add rfactor: a reduction with little spatial parallelism (a dot product, a
+// row sum over a few rows, a matmul with M*N small and K large) gets its
+// reduction loops fused, split in two, and one of the two parts factored
+// into a new stage of partial results that can run in parallel and in
+// vectors. Both choices of part are derived; the unfactored stage goes on to
+// the other rules (kApply).
+#include "search/sketch_rules/sketch_rules.h"
+#include "search/sketch_rules/stage_queries.h"
+
+namespace tuneforge::search {
+namespace {
+
+bool NeedsRfactor(const schedule::State& state, int stage, const HardwareParams& hw) {
+  const int64_t space = SpatialSize(state, stage), reduce = ReductionSize(state, stage);
+  if (reduce <= 1) return false;
+  if (NeedsMultiLevelTiling(state, stage))  // tiling wins while the spatial loops keep the cores busy
+    return space <= reduce && space <= hw.num_cores * hw.parallel_iters_per_core;
+  return reduce > hw.num_cores;
+}
+
+class AddRfactorRule : public SketchRule {
+ public:
+  const char* name() const override { return "add_rfactor"; }
+  RuleDecision Check(const schedule::State& state, int stage, const HardwareParams& hw) const override {
+    if (state.stage(stage).is_placeholder() || IsInlined(state, stage) || IsTransformed(state, stage) ||
+        IsCacheWriteStage(state, stage) || HasCacheWriteStage(state, stage) ||
+        !NeedsRfactor(state, stage, hw))
+      return RuleDecision::kSkip;
+    return RuleDecision::kApply;
+  }
+  std::vector<DerivedState> Apply(const schedule::State& state, int stage,
+                                  const HardwareParams&) const override {
+    const schedule::Stage& st = state.stage(stage);
+    const int ns = st.num_spatial_axes();
+    const int n = static_cast<int>(st.iters.size());
+    schedule::State base = state;
+    if (n - ns > 1) {
+      std::vector<int> reduce(n - ns);
+      for (int i = ns; i < n; ++i) reduce[i - ns] = i;
+      if (!base.Apply(schedule::FuseStep{stage, reduce}).ok()) return {};
+    }
+    if (!base.Apply(schedule::SplitStep{stage, ns, {1}, true}).ok()) return {};
+    std::vector<DerivedState> out;
+    for (int part : {ns + 1, ns}) {  // factor the inner part (vectorizable), or the outer
+      schedule::State next = base;
+      if (!next.Apply(schedule::RfactorStep{stage, part, ns}).ok()) continue;
+      out.push_back(DerivedState{std::move(next), stage - 1});  // skip both new stages
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SketchRule> MakeAddRfactorRule() { return std::make_unique<AddRfactorRule>(); }
+
+}  // namespace tuneforge::search

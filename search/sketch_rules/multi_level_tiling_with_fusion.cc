@@ -1,0 +1,53 @@
+// Multi-level tiling with consumer fusion: when the tiled stage has a single
+// element-wise consumer (matmul + relu, conv2d + bias + relu, or the copy out
+// of a cache stage), the consumer is tiled like the stage's outer levels and
+// the stage is computed inside those loops: each tile of the result is
+// finished while it is still in cache. One sketch per fusion level.
+#include "search/sketch_rules/sketch_rules.h"
+#include "search/sketch_rules/stage_queries.h"
+#include "search/sketch_rules/tiling.h"
+
+#include <algorithm>
+
+namespace tuneforge::search {
+namespace {
+
+class MultiLevelTilingWithFusionRule : public SketchRule {
+ public:
+  MultiLevelTilingWithFusionRule(std::string structure, std::vector<int> levels)
+      : structure_(std::move(structure)), levels_(std::move(levels)) {}
+  const char* name() const override { return "multi_level_tiling_with_fusion"; }
+  RuleDecision Check(const schedule::State& state, int stage, const HardwareParams&) const override {
+    if (!NeedsMultiLevelTiling(state, stage) || IsInlined(state, stage) ||
+        IsTransformed(state, stage) || SingleElementwiseConsumer(state, stage) < 0)
+      return RuleDecision::kSkip;
+    return RuleDecision::kApplyAndSkipRest;
+  }
+  std::vector<DerivedState> Apply(const schedule::State& state, int stage,
+                                  const HardwareParams&) const override {
+    const int consumer = SingleElementwiseConsumer(state, stage);
+    const int s_levels = static_cast<int>(std::count(structure_.begin(), structure_.end(), 'S'));
+    std::vector<DerivedState> out;
+    for (int level : levels_) {
+      if (level < 1 || level >= s_levels) continue;
+      schedule::State next = state;
+      absl::StatusOr<std::vector<int>> splits = ApplyMultiLevelTiling(&next, stage, structure_);
+      if (!splits.ok() || !FuseIntoConsumer(&next, stage, consumer, *splits, level).ok()) continue;
+      out.push_back(DerivedState{std::move(next), stage - 1});
+    }
+    return out;
+  }
+
+ private:
+  std::string structure_;
+  std::vector<int> levels_;
+};
+
+}  // namespace
+
+std::unique_ptr<SketchRule> MakeMultiLevelTilingWithFusionRule(const std::string& structure,
+                                                                std::vector<int> fusion_levels) {
+  return std::make_unique<MultiLevelTilingWithFusionRule>(structure, std::move(fusion_levels));
+}
+
+}  // namespace tuneforge::search

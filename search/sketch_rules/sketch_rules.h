@@ -1,0 +1,33 @@
+// The sketch rules (one per file in this folder) and the CPU list Ansor
+// uses, in the order they are asked.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "search/sketch_rules/sketch_rule.h"
+
+namespace tuneforge::search {
+
+// Leave the stage as it is (always applies; placeholders end up here).
+std::unique_ptr<SketchRule> MakeSkipStageRule();
+// Inline a strictly inlinable, non-output stage into its consumers.
+std::unique_ptr<SketchRule> MakeAlwaysInlineRule();
+// Tile a stage with data reuse in `structure` ("SSRSRS" on CPU: four
+// spatial and two reduction levels, interleaved).
+std::unique_ptr<SketchRule> MakeMultiLevelTilingRule(const std::string& structure = "SSRSRS");
+// The same, with the stage's single element-wise consumer tiled to match and
+// the stage computed inside it, at each of `fusion_levels` (1 and 2 on CPU).
+std::unique_ptr<SketchRule> MakeMultiLevelTilingWithFusionRule(
+    const std::string& structure = "SSRSRS", std::vector<int> fusion_levels = {1, 2});
+// Give a tiled stage with no element-wise consumer a local cache stage, which
+// then is tiled and fused into the original (now an element-wise copy).
+std::unique_ptr<SketchRule> MakeAddCacheWriteRule();
+// Factor a reduction whose spatial extent offers too little parallelism.
+std::unique_ptr<SketchRule> MakeAddRfactorRule();
+
+// Ansor's CPU rules: always-inline, rfactor, cache-write, tiling with
+// fusion, tiling, skip.
+std::vector<std::unique_ptr<SketchRule>> DefaultCpuSketchRules();
+
+}  // namespace tuneforge::search

@@ -1,0 +1,83 @@
+#include "search/sketch_rules/stage_queries.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace tuneforge::search {
+
+using schedule::State;
+
+bool IsInlined(const State& state, int stage) {
+  return std::holds_alternative<schedule::ComputeInlined>(state.stage(stage).location);
+}
+
+std::vector<int> EffectiveConsumers(const State& state, int stage) {
+  std::vector<int> out;
+  std::function<void(int)> visit = [&](int s) {
+    for (int c : state.dag()->analysis(s).consumers) {
+      if (IsInlined(state, c)) {
+        visit(c);
+      } else {
+        out.push_back(c);
+      }
+    }
+  };
+  visit(stage);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int SingleElementwiseConsumer(const State& state, int stage) {
+  const te::ComputeDag& dag = *state.dag();
+  // Follow the chain of readers; every hop must be element-wise and the
+  // chain must not branch.
+  int at = stage;
+  while (true) {
+    const std::vector<int>& consumers = dag.analysis(at).consumers;
+    if (consumers.size() != 1) return -1;
+    int c = consumers[0];
+    if (!dag.ReadsElementwise(c, at)) return -1;
+    if (!IsInlined(state, c)) return IsTransformed(state, c) ? -1 : c;
+    at = c;
+  }
+}
+
+bool NeedsMultiLevelTiling(const State& state, int stage) {
+  return state.dag()->analysis(stage).needs_multi_level_tiling;
+}
+
+bool IsCacheWriteStage(const State& state, int stage) {
+  return stage + 1 < state.num_stages() &&
+         state.stage(stage).op->name == state.stage(stage + 1).op->name + ".local";
+}
+
+bool HasCacheWriteStage(const State& state, int stage) {
+  return stage > 0 && IsCacheWriteStage(state, stage - 1);
+}
+
+int64_t SpatialSize(const State& state, int stage) {
+  int64_t n = 1;
+  for (const te::IterVar& a : state.stage(stage).op->axes) n *= a.extent;
+  return n;
+}
+
+int64_t ReductionSize(const State& state, int stage) {
+  const te::Reduce* red = state.stage(stage).op->reduce();
+  if (!red) return 1;
+  int64_t n = 1;
+  for (const te::IterVar& a : red->axes) n *= a.extent;
+  return n;
+}
+
+bool IsTransformed(const State& state, int stage) {
+  const schedule::Stage& st = state.stage(stage);
+  if (!st.relations.empty()) return true;
+  for (size_t i = 0; i < st.iters.size(); ++i)
+    if (st.iters[i].node != static_cast<int>(i) ||
+        st.iters[i].annotation != schedule::IterAnnotation::kNone)
+      return true;
+  return false;
+}
+
+}  // namespace tuneforge::search

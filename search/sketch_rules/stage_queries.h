@@ -1,0 +1,32 @@
+// Questions the sketch rules ask about a stage of a state. They read the
+// state's current DAG (cache and rfactor stages included) and its compute
+// locations (an inlined stage passes its reads on to its consumers).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/schedule/state.h"
+
+namespace tuneforge::search {
+
+bool IsInlined(const schedule::State& state, int stage);
+// Stages that read `stage`, looking through inlined consumers to the stages
+// they were inlined into. Sorted, without duplicates.
+std::vector<int> EffectiveConsumers(const schedule::State& state, int stage);
+// The one consumer that reads `stage` element-wise (through inlined
+// element-wise stages too) and whose loops are still untransformed, so it
+// can be tiled to match `stage`; -1 when there is none or more than one.
+int SingleElementwiseConsumer(const schedule::State& state, int stage);
+bool NeedsMultiLevelTiling(const schedule::State& state, int stage);
+// `stage` is a cache stage "<name>.local" made by cache_write (its original,
+// now a copy, is stage + 1), or an original whose cache stage is stage - 1.
+bool IsCacheWriteStage(const schedule::State& state, int stage);
+bool HasCacheWriteStage(const schedule::State& state, int stage);
+// Products of the extents of the stage's op's spatial and reduction axes.
+int64_t SpatialSize(const schedule::State& state, int stage);
+int64_t ReductionSize(const schedule::State& state, int stage);
+// The stage's loops were split, fused, reordered or annotated.
+bool IsTransformed(const schedule::State& state, int stage);
+
+}  // namespace tuneforge::search

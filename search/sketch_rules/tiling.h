@@ -1,0 +1,32 @@
+// The loop edits both multi-level tiling rules share: split every loop of an
+// untransformed stage into its levels and order the levels as a structure
+// string says, and tile a consumer to follow a tiled producer.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/schedule/state.h"
+
+namespace tuneforge::search {
+
+// True when `structure` has only 'S' and 'R' and at least one 'S'.
+bool IsValidTileStructure(const std::string& structure);
+
+// Splits each spatial loop of `stage` into as many levels as `structure` has
+// 'S' (each reduction loop: as many as it has 'R'), with placeholder lengths
+// of 1 that annotation fills in, and reorders the loops level by level in
+// structure order (SSRSRS: S0 S1 R0 S2 R1 S3). Returns the index in the
+// schedule of each spatial axis's split step.
+absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(schedule::State* state, int stage,
+                                                       const std::string& structure);
+
+// Tiles the untransformed element-wise `consumer` like `producer`'s spatial
+// splits (`producer_splits` from ApplyMultiLevelTiling) down to `level`
+// levels, orders the outer levels outside, and computes `producer` inside the
+// innermost of them.
+absl::Status FuseIntoConsumer(schedule::State* state, int producer, int consumer,
+                              const std::vector<int>& producer_splits, int level);
+
+}  // namespace tuneforge::search

@@ -1,0 +1,190 @@
+// Random annotation and mutations: every sampled and mutated program
+// replays from its steps and computes what the reference computes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <set>
+
+#include "search/annotation/annotation.h"
+#include "search/annotation/tile_lengths.h"
+#include "search/mutations/mutations.h"
+#include "search/sketch_generation.h"
+#include "tests/search/policy/reference_check.h"
+
+namespace tuneforge::search {
+namespace {
+
+using testing::CheckAgainstReference;
+using testing::MustParse;
+
+// Unroll limits up to 64 only: fully unrolled nests of 512 steps are valid
+// too, but LLVM takes seconds over each, which tests need not spend.
+HardwareParams TwoCores() {
+  HardwareParams hw;
+  hw.num_cores = 2;
+  hw.vector_lanes = 16;
+  hw.auto_unroll_configs = {0, 16, 64};
+  return hw;
+}
+
+// Small shapes (the interpreter is the oracle) of the ops the search tunes,
+// non-divisible extents included.
+const std::vector<std::string> kWorkloads = {
+    "matmul:M=32,N=24,K=16",
+    "matmul+relu:M=12,N=40,K=9",
+    "dense+bias:M=8,N=30,K=20",
+    "conv2d+bias+relu:N=1,C=8,H=7,W=7,K=16,R=3,S=3,pad=1",
+    "depthwise_conv2d:N=1,C=16,H=14,W=14,R=3,S=3,pad=1",
+    "norm:M=16,N=48",
+    "softmax:M=8,N=50",
+    "batch_matmul:B=2,M=8,N=12,K=10",
+};
+
+bool Replays(const schedule::State& s) {
+  absl::StatusOr<schedule::State> again = schedule::State::Replay(s.original_dag(), s.steps());
+  return again.ok() && again->Hash() == s.Hash();
+}
+
+TEST(TileLengthsTest, ProductDividesTheExtentAndTheInnermostIsBounded) {
+  Rng rng(1);
+  for (int64_t extent : {1, 7, 64, 96, 1000}) {
+    for (int k = 0; k < 50; ++k) {
+      std::vector<int64_t> l = RandomTileLengths(extent, 3, 16, rng);
+      ASSERT_EQ(l.size(), 3u);
+      int64_t product = l[0] * l[1] * l[2];
+      EXPECT_EQ(extent % product, 0) << extent;
+      EXPECT_LE(l[2], 16);
+    }
+  }
+}
+
+TEST(AnnotationTest, EverySampleReplaysAndMatchesTheReference) {
+  Rng rng(7);
+  for (const std::string& spec : kWorkloads) {
+    te::Workload w = MustParse(spec);
+    absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, TwoCores());
+    ASSERT_TRUE(sketches.ok()) << spec << ": " << sketches.status();
+    for (const Sketch& sketch : *sketches) {
+      for (int k = 0; k < 2; ++k) {
+        absl::StatusOr<schedule::State> s = SampleInitState(sketch.state, TwoCores(), rng);
+        ASSERT_TRUE(s.ok()) << spec << ": " << s.status();
+        ASSERT_TRUE(Replays(*s)) << spec << "\n" << s->ToString();
+        std::string wrong = CheckAgainstReference(w, *s, 11 + k);
+        EXPECT_EQ(wrong, "") << spec << "\n" << s->ToString();
+      }
+    }
+  }
+}
+
+TEST(AnnotationTest, SamplesAreParallelVectorizedAndVaried) {
+  Rng rng(3);
+  te::Workload w = MustParse("matmul:M=512,N=512,K=512");
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, TwoCores());
+  ASSERT_TRUE(sketches.ok());
+  int parallel = 0, vectorized = 0, unrolled = 0;
+  std::set<uint64_t> distinct;
+  const int kSamples = 60;
+  for (int k = 0; k < kSamples; ++k) {
+    const Sketch& sketch = (*sketches)[k % sketches->size()];
+    absl::StatusOr<schedule::State> s = SampleInitState(sketch.state, TwoCores(), rng);
+    ASSERT_TRUE(s.ok()) << s.status();
+    distinct.insert(s->Hash());
+    bool has_p = false, has_v = false;
+    for (const schedule::Stage& st : s->stages())
+      for (const schedule::Iterator& it : st.iters) {
+        has_p |= it.annotation == schedule::IterAnnotation::kParallel;
+        has_v |= it.annotation == schedule::IterAnnotation::kVectorize;
+      }
+    for (const schedule::Step& step : s->steps())
+      if (const auto* p = std::get_if<schedule::PragmaStep>(&step)) unrolled += p->auto_unroll_max_step > 0;
+    parallel += has_p;
+    vectorized += has_v;
+  }
+  // Outer parallel loops unless the sampled tiles leave the outer levels at
+  // extent 1 (everything in one tile), which few samples do.
+  EXPECT_GE(parallel, kSamples * 9 / 10);
+  EXPECT_GT(vectorized, kSamples / 2);
+  EXPECT_GT(unrolled, 0);
+  EXPECT_GT(distinct.size(), static_cast<size_t>(kSamples * 9 / 10));  // tile sizes really vary
+}
+
+TEST(MutationTest, EveryMutationReplaysAndMatchesTheReference) {
+  Rng rng(5);
+  std::array<int, kNumMutationKinds> succeeded{};
+  for (const std::string& spec : kWorkloads) {
+    te::Workload w = MustParse(spec);
+    absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, TwoCores());
+    ASSERT_TRUE(sketches.ok());
+    for (const Sketch& sketch : *sketches) {
+      absl::StatusOr<schedule::State> parent = SampleInitState(sketch.state, TwoCores(), rng);
+      ASSERT_TRUE(parent.ok());
+      for (int kind = 0; kind < kNumMutationKinds; ++kind) {
+        absl::StatusOr<schedule::State> child =
+            Mutate(static_cast<MutationKind>(kind), *parent, TwoCores(), rng);
+        if (!child.ok()) continue;  // nothing of that kind to change in this program
+        ++succeeded[kind];
+        ASSERT_TRUE(Replays(*child)) << spec;
+        EXPECT_EQ(child->steps().size(), parent->steps().size());
+        EXPECT_EQ(CheckAgainstReference(w, *child, 3), "")
+            << spec << " after " << MutationName(static_cast<MutationKind>(kind)) << "\n" << child->ToString();
+      }
+    }
+  }
+  for (int kind = 0; kind < kNumMutationKinds; ++kind)
+    EXPECT_GT(succeeded[kind], 0) << MutationName(static_cast<MutationKind>(kind)) << " never applied";
+}
+
+TEST(MutationTest, TileSizeMutationKeepsTheExtentAndChangesOneSplit) {
+  Rng rng(9);
+  te::Workload w = MustParse("matmul:M=256,N=256,K=256");
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, TwoCores());
+  ASSERT_TRUE(sketches.ok());
+  absl::StatusOr<schedule::State> parent = SampleInitState((*sketches)[0].state, TwoCores(), rng);
+  ASSERT_TRUE(parent.ok());
+  for (int k = 0; k < 20; ++k) {
+    absl::StatusOr<schedule::State> child = MutateTileSize(*parent, TwoCores(), rng);
+    ASSERT_TRUE(child.ok()) << child.status();
+    int changed = 0;
+    for (size_t i = 0; i < parent->steps().size(); ++i) {
+      const auto* a = std::get_if<schedule::SplitStep>(&parent->steps()[i]);
+      const auto* b = std::get_if<schedule::SplitStep>(&child->steps()[i]);
+      if (!a) continue;
+      ASSERT_NE(b, nullptr);
+      if (a->lengths == b->lengths) continue;
+      ++changed;
+      int64_t product = 1;
+      for (int64_t l : b->lengths) product *= l;
+      EXPECT_EQ(256 % product, 0);
+    }
+    EXPECT_EQ(changed, 1);
+  }
+}
+
+TEST(MutationTest, CrossoverOfOneSketchMixesParentsAndReplays) {
+  Rng rng(13);
+  te::Workload w = MustParse("conv2d+bias+relu:N=1,C=8,H=7,W=7,K=16,R=3,S=3,pad=1");
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, TwoCores());
+  ASSERT_TRUE(sketches.ok());
+  int made = 0;
+  for (int k = 0; k < 20 && made < 3; ++k) {
+    absl::StatusOr<schedule::State> a = SampleInitState((*sketches)[0].state, TwoCores(), rng);
+    absl::StatusOr<schedule::State> b = SampleInitState((*sketches)[0].state, TwoCores(), rng);
+    ASSERT_TRUE(a.ok() && b.ok());
+    absl::StatusOr<schedule::State> child = Crossover(*a, *b, [](int stage) { return stage % 2 == 1; });
+    if (!child.ok()) continue;  // the samples differ in shape (a vectorize fuse in one only)
+    ++made;
+    EXPECT_TRUE(Replays(*child));
+    EXPECT_EQ(CheckAgainstReference(w, *child, 5), "") << child->ToString();
+  }
+  EXPECT_GT(made, 0);
+  // Parents of different sketches are refused.
+  if (sketches->size() > 1) {
+    absl::StatusOr<schedule::State> a = SampleInitState((*sketches)[0].state, TwoCores(), rng);
+    absl::StatusOr<schedule::State> b = SampleInitState((*sketches)[1].state, TwoCores(), rng);
+    EXPECT_FALSE(Crossover(*a, *b, [](int) { return true; }).ok());
+  }
+}
+
+}  // namespace
+}  // namespace tuneforge::search

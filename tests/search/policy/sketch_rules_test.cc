@@ -1,0 +1,177 @@
+// Sketch generation: each rule on the ops it must and must not apply to.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_join.h"
+#include "search/sketch_generation.h"
+#include "search/sketch_rules/sketch_rules.h"
+#include "tests/search/policy/reference_check.h"
+
+namespace tuneforge::search {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using testing::MustParse;
+
+HardwareParams TwoCores() {
+  HardwareParams hw;
+  hw.num_cores = 2;
+  hw.vector_lanes = 16;
+  return hw;
+}
+
+std::vector<Sketch> Sketches(const std::string& spec) {
+  absl::StatusOr<std::vector<Sketch>> s = GenerateCpuSketches(MustParse(spec).dag, TwoCores());
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *s : std::vector<Sketch>{};
+}
+
+// Every rule that changed any sketch, as "stage: rule".
+std::vector<std::string> AllDerivations(const std::vector<Sketch>& sketches) {
+  std::vector<std::string> out;
+  for (const Sketch& s : sketches) out.insert(out.end(), s.derivation.begin(), s.derivation.end());
+  return out;
+}
+
+std::string Describe(const std::vector<Sketch>& sketches) {
+  std::string out;
+  for (const Sketch& s : sketches) out += "[" + absl::StrJoin(s.derivation, "; ") + "]\n";
+  return out;
+}
+
+TEST(SketchRulesTest, MatmulIsTiledWithAndWithoutACacheStage) {
+  std::vector<Sketch> s = Sketches("matmul:M=512,N=512,K=512");
+  // Cache stage tiled and fused at level 1 or 2, or the stage tiled alone.
+  ASSERT_EQ(s.size(), 3u) << Describe(s);
+  std::vector<std::string> d = AllDerivations(s);
+  EXPECT_THAT(d, Contains("C: add_cache_write"));
+  EXPECT_THAT(d, Contains("C.local: multi_level_tiling_with_fusion"));
+  EXPECT_THAT(d, Contains("C: multi_level_tiling"));
+  // SSRSRS: 2 spatial axes x 4 levels + 1 reduction x 2 levels.
+  for (const Sketch& sk : s) {
+    int c = sk.state.StageIndex(sk.state.num_stages() == 4 ? "C.local" : "C");
+    ASSERT_GE(c, 0);
+    EXPECT_EQ(sk.state.stage(c).iters.size(), 10u) << sk.state.ToString();
+  }
+  EXPECT_THAT(Describe(s), ::testing::Not(HasSubstr("rfactor")));  // M*N offers plenty of parallelism
+}
+
+TEST(SketchRulesTest, EveryStructureCharacterBecomesALevel) {
+  absl::StatusOr<std::vector<Sketch>> s =
+      GenerateSketches(MustParse("matmul:M=64,N=64,K=64").dag, TwoCores(), [] {
+        std::vector<std::unique_ptr<SketchRule>> rules;
+        rules.push_back(MakeMultiLevelTilingRule("SRS"));
+        rules.push_back(MakeSkipStageRule());
+        return rules;
+      }());
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->size(), 1u);
+  // i0 j0 k0 i1 j1: two spatial levels around one reduction level.
+  const schedule::Stage& c = (*s)[0].state.stage(2);
+  ASSERT_EQ(c.iters.size(), 5u);
+  EXPECT_EQ(c.iter_node(2).kind, schedule::IterKind::kReduce);
+}
+
+TEST(SketchRulesTest, ElementwiseEpilogueIsFusedInsteadOfCached) {
+  std::vector<Sketch> s = Sketches("matmul+relu:M=256,N=256,K=256");
+  ASSERT_EQ(s.size(), 2u) << Describe(s);  // fusion levels 1 and 2
+  for (const Sketch& sk : s) {
+    EXPECT_THAT(sk.derivation, Contains("C: multi_level_tiling_with_fusion"));
+    EXPECT_THAT(Describe(s), ::testing::Not(HasSubstr("add_cache_write")));
+    int c = sk.state.StageIndex("C");
+    EXPECT_TRUE(std::holds_alternative<schedule::ComputeAtIter>(sk.state.stage(c).location));
+  }
+}
+
+TEST(SketchRulesTest, ConvWithBiasAndReluInlinesPaddingAndBiasAndFusesTheConv) {
+  std::vector<Sketch> s = Sketches("conv2d+bias+relu:N=1,C=64,H=14,W=14,K=64,R=3,S=3,pad=1");
+  ASSERT_FALSE(s.empty());
+  std::vector<std::string> d = AllDerivations(s);
+  EXPECT_THAT(Describe(s), HasSubstr("always_inline"));
+  EXPECT_THAT(Describe(s), HasSubstr("multi_level_tiling_with_fusion"));
+  for (const Sketch& sk : s) {
+    // No stage but the output and the conv is left with a nest of its own.
+    for (int i = 0; i < sk.state.num_stages(); ++i) {
+      const schedule::Stage& st = sk.state.stage(i);
+      if (st.is_placeholder() || sk.state.dag()->analysis(i).is_output) continue;
+      if (st.op->reduce()) continue;
+      EXPECT_TRUE(std::holds_alternative<schedule::ComputeInlined>(st.location)) << st.op->name;
+    }
+  }
+}
+
+TEST(SketchRulesTest, ElementwiseOpsAreOnlySkipped) {
+  for (const char* spec : {"relu:N=1,C=64,H=56,W=56", "add:M=128,N=128"}) {
+    std::vector<Sketch> s = Sketches(spec);
+    ASSERT_EQ(s.size(), 1u) << spec;
+    EXPECT_TRUE(s[0].state.steps().empty()) << spec;  // nothing to tile, an output is never inlined
+  }
+}
+
+TEST(SketchRulesTest, ReductionWithoutParallelismGetsRfactor) {
+  // norm: one output, 512*512 reduction: both rfactor variants plus the plain stage.
+  std::vector<Sketch> s = Sketches("norm:M=512,N=512");
+  EXPECT_THAT(Describe(s), HasSubstr("add_rfactor"));
+  int with_rfactor = 0;
+  for (const Sketch& sk : s)
+    for (const schedule::Step& step : sk.state.steps())
+      with_rfactor += std::holds_alternative<schedule::RfactorStep>(step);
+  EXPECT_EQ(with_rfactor, 2) << Describe(s);
+  EXPECT_EQ(s.size(), 3u) << Describe(s);
+}
+
+TEST(SketchRulesTest, SmallOutputMatmulWithLongReductionGetsRfactor) {
+  std::vector<Sketch> s = Sketches("matmul:M=2,N=2,K=4096");
+  EXPECT_THAT(Describe(s), HasSubstr("add_rfactor"));
+}
+
+TEST(SketchRulesTest, SketchesReplayFromTheirSteps) {
+  for (const char* spec : {"matmul:M=512,N=512,K=512", "conv2d+bias+relu:N=1,C=64,H=14,W=14,K=64,R=3,S=3,pad=1",
+                           "depthwise_conv2d:N=1,C=256,H=14,W=14,R=3,S=3,pad=1", "softmax:M=64,N=1000"}) {
+    te::Workload w = MustParse(spec);
+    for (const Sketch& sk : Sketches(spec)) {
+      absl::StatusOr<schedule::State> again = schedule::State::Replay(w.dag, sk.state.steps());
+      ASSERT_TRUE(again.ok()) << spec << ": " << again.status();
+      EXPECT_EQ(again->Hash(), sk.state.Hash());
+    }
+  }
+}
+
+// A rule of the user's own, added to a list without touching the others.
+class TileOnlyTheOutputRule : public SketchRule {
+ public:
+  const char* name() const override { return "tile_output"; }
+  RuleDecision Check(const schedule::State& state, int stage, const HardwareParams&) const override {
+    return state.dag()->analysis(stage).is_output ? RuleDecision::kApplyAndSkipRest : RuleDecision::kSkip;
+  }
+  std::vector<DerivedState> Apply(const schedule::State& state, int stage,
+                                  const HardwareParams&) const override {
+    schedule::State next = state;
+    if (!next.Apply(schedule::SplitStep{stage, 0, {4}, true}).ok()) return {};
+    return {DerivedState{std::move(next), stage - 1}};
+  }
+};
+
+TEST(SketchRulesTest, AUserRuleJoinsTheList) {
+  std::vector<std::unique_ptr<SketchRule>> rules;
+  rules.push_back(std::make_unique<TileOnlyTheOutputRule>());
+  rules.push_back(MakeSkipStageRule());
+  absl::StatusOr<std::vector<Sketch>> s =
+      GenerateSketches(MustParse("relu:N=1,C=8,H=4,W=4").dag, TwoCores(), rules);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->size(), 1u);
+  EXPECT_THAT((*s)[0].derivation, Contains("relu: tile_output"));
+}
+
+TEST(SketchRulesTest, NoFallbackRuleIsAnError) {
+  std::vector<std::unique_ptr<SketchRule>> rules;
+  rules.push_back(MakeAlwaysInlineRule());
+  absl::StatusOr<std::vector<Sketch>> s =
+      GenerateSketches(MustParse("relu:N=1,C=8,H=4,W=4").dag, TwoCores(), rules);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("skip rule"));
+}
+
+}  // namespace
+}  // namespace tuneforge::search
