@@ -3,6 +3,8 @@
 //
 //   tuneforge-bench [--json] [--threads 1,2] [--quick]
 //   tuneforge-bench --service [--json] [--quick]   (bench/service/)
+//   tuneforge-bench --search-round [--json]         (bench/search/)
+//   tuneforge-bench --tuning [--trials N] [--policies ansor,random] [--workloads a,b]
 //
 // Rows: the shipped expert schedules (tests/data/schedules) and the naive
 // program, measured through the same sandboxed runner `tuneforge measure`
@@ -10,6 +12,7 @@
 // machine's FMA peak. Then the compile time of a tiled matmul candidate and
 // the overhead the measurement adds per candidate.
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -19,9 +22,12 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/peer_process.h"
 #include "bench/peers/fma_peak.h"
+#include "bench/search/search_round.h"
+#include "bench/search/tuning_curves.h"
 #include "bench/service/service_report.h"
 #include "bench/timing.h"
 #include "common/codegen/target.h"
@@ -227,11 +233,35 @@ int main(int argc, char** argv) {
   app.add_flag("--service", opt.service,
                "the service benchmarks instead: ingest with 100 simulated workers, dispatch "
                "overhead, best query over 1M records");
+  bool search_round = false, tuning = false;
+  TuningOptions tuning_opt;
+  std::string policies = "ansor,random", workloads;
+  app.add_flag("--search-round", search_round,
+               "the search side of one Ansor round (2048 x 4 generations) instead");
+  app.add_flag("--tuning", tuning,
+               "tuning curves (best GFLOPS vs trials and time) of the search policies against "
+               "OpenBLAS and oneDNN instead: " + absl::StrJoin(TuningWorkloadNames(), ", "));
+  app.add_option("--trials", tuning_opt.trials, "trials per tuning (with --tuning; default 1000)");
+  app.add_option("--policies", policies, "policies to tune with (with --tuning)");
+  app.add_option("--workloads", workloads, "workloads to tune (with --tuning; default all)");
   CLI11_PARSE(app, argc, argv);
   if (opt.service) return RunServiceBenchmarks({opt.json, opt.quick});
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) return 1;
   self[n] = 0;
+  std::vector<int> thread_counts;
+  for (absl::string_view t : absl::StrSplit(opt.threads, ',', absl::SkipEmpty()))
+    thread_counts.push_back(std::stoi(std::string(t)));
+  if (search_round) return RunSearchRoundBench(opt.json, thread_counts.empty() ? 2 : thread_counts.back());
+  if (tuning) {
+    tuning_opt.self = self;
+    tuning_opt.tuneforge_binary = (std::filesystem::path(self).parent_path() / "tuneforge").string();
+    tuning_opt.policies = absl::StrSplit(policies, ',', absl::SkipEmpty());
+    tuning_opt.workloads = absl::StrSplit(workloads, ',', absl::SkipEmpty());
+    tuning_opt.threads = thread_counts.empty() ? 2 : thread_counts.back();
+    tuning_opt.json = opt.json;
+    return RunTuningCurves(tuning_opt);
+  }
   return Run(opt, self);
 }

@@ -1,0 +1,156 @@
+#include "bench/search/tuning_curves.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "bench/peer_process.h"
+#include "common/te/workload.h"
+#include "nlohmann/json.hpp"
+
+namespace tuneforge::bench {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct TuningWorkload {
+  std::string name;
+  std::string spec;
+  std::vector<std::pair<std::string, std::vector<std::string>>> peers;  // peer, shape args (threads appended)
+};
+
+const std::vector<TuningWorkload>& All() {
+  static const std::vector<TuningWorkload> kAll = {
+      {"matmul_1024", "matmul:M=1024,N=1024,K=1024",
+       {{"openblas_sgemm", {"1024", "1024", "1024"}}, {"onednn_matmul", {"1024", "1024", "1024"}}}},
+      {"matmul_128x3072x768", "matmul:M=128,N=3072,K=768",
+       {{"openblas_sgemm", {"128", "3072", "768"}}, {"onednn_matmul", {"128", "3072", "768"}}}},
+      {"conv2d_3x3_256_14", "conv2d:N=1,C=256,H=14,W=14,K=256,R=3,S=3,pad=1",
+       {{"onednn_conv2d", {"1", "256", "14", "14", "256", "3", "3", "1", "1"}}}},
+      {"depthwise_3x3_256_14", "depthwise_conv2d:N=1,C=256,H=14,W=14,R=3,S=3,pad=1",
+       {{"onednn_depthwise", {"1", "256", "14", "14", "256", "3", "3", "1", "1"}}}},
+  };
+  return kAll;
+}
+
+struct Point {
+  int trials = 0;
+  double gflops = 0;
+  double seconds = 0;  // since the tuning started
+};
+
+// Runs one tuning and collects its progress lines ("round 3: 192/1000
+// trials, best 812.3 GFLOPS (1.234 ms), ...") with their arrival times.
+std::vector<Point> Tune(const TuningOptions& o, const std::string& spec, const std::string& policy,
+                        std::string* error) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              absl::StrCat("tf_curve_", getpid(), "_", policy);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string cmd = absl::StrCat("cd ", dir.string(), " && ", o.tuneforge_binary, " tune '", spec,
+                                 "' --trials ", o.trials, " --policy ", policy, " --threads ", o.threads,
+                                 " --db curve.db --json 2>&1 >/dev/null");
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::vector<Point> points;
+  if (!pipe) {
+    *error = "could not start tuneforge";
+    return points;
+  }
+  auto start = std::chrono::steady_clock::now();
+  char line[4096];
+  while (std::fgets(line, sizeof(line), pipe)) {
+    int round = 0, done = 0, total = 0;
+    double gflops = 0;
+    if (std::sscanf(line, "round %d: %d/%d trials, best %lf GFLOPS", &round, &done, &total, &gflops) == 4) {
+      double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      points.push_back({done, gflops, t});
+    } else if (std::string(line).find("error") != std::string::npos) {
+      *error = line;
+    }
+  }
+  if (int rc = pclose(pipe); rc != 0 && error->empty()) *error = absl::StrCat("tuneforge exited with ", rc);
+  std::filesystem::remove_all(dir);
+  return points;
+}
+
+std::optional<double> PeerGflops(const TuningOptions& o, const TuningWorkload& w, const std::string& prefix,
+                                 double flops) {
+  for (const auto& [peer, shape] : w.peers) {
+    if (peer.rfind(prefix, 0) != 0) continue;
+    std::vector<std::string> args = {peer};
+    args.insert(args.end(), shape.begin(), shape.end());
+    args.push_back(std::to_string(o.threads));
+    std::optional<PeerResult> r = RunPeer(o.self, args);
+    if (r && r->seconds > 0) return flops / r->seconds / 1e9;
+  }
+  return std::nullopt;
+}
+
+// Best GFLOPS reached by `trials` (the last point at or before it).
+double BestBy(const std::vector<Point>& curve, int trials) {
+  double best = 0;
+  for (const Point& p : curve)
+    if (p.trials <= trials) best = std::max(best, p.gflops);
+  return best;
+}
+
+std::string Cell(std::optional<double> v, const char* fmt = "%.1f") {
+  if (!v) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), fmt, *v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<std::string> TuningWorkloadNames() {
+  std::vector<std::string> names;
+  for (const TuningWorkload& w : All()) names.push_back(w.name);
+  return names;
+}
+
+int RunTuningCurves(const TuningOptions& o) {
+  Json out = Json::array();
+  for (const TuningWorkload& w : All()) {
+    if (!o.workloads.empty() && std::find(o.workloads.begin(), o.workloads.end(), w.name) == o.workloads.end())
+      continue;
+    absl::StatusOr<te::Workload> parsed = te::ParseWorkload(w.spec);
+    if (!parsed.ok()) return 1;
+    const double flops = parsed->dag->flops();
+    std::optional<double> openblas = PeerGflops(o, w, "openblas", flops);
+    std::optional<double> onednn = PeerGflops(o, w, "onednn", flops);
+    if (!o.json)
+      std::printf("\n%s (%s), %d threads: OpenBLAS %s GFLOPS, oneDNN %s GFLOPS\n", w.name.c_str(),
+                  w.spec.c_str(), o.threads, Cell(openblas).c_str(), Cell(onednn).c_str());
+    Json row{{"workload", w.name}, {"spec", w.spec}, {"threads", o.threads}};
+    if (openblas) row["openblas_gflops"] = *openblas;
+    if (onednn) row["onednn_gflops"] = *onednn;
+    for (const std::string& policy : o.policies) {
+      std::string error;
+      std::vector<Point> curve = Tune(o, w.spec, policy, &error);
+      Json points = Json::array();
+      for (const Point& p : curve) points.push_back({{"trials", p.trials}, {"best_gflops", p.gflops}, {"seconds", p.seconds}});
+      row[policy] = {{"curve", points}, {"error", error}};
+      if (o.json) continue;
+      std::printf("  %-7s", policy.c_str());
+      for (int t : {64, 128, 256, 512, 1000})
+        if (t <= o.trials) std::printf("  @%-4d %7.1f", t, BestBy(curve, t));
+      double best = BestBy(curve, o.trials);
+      double secs = curve.empty() ? 0 : curve.back().seconds;
+      std::printf("  | %5.0f s | x OpenBLAS %s  x oneDNN %s\n", secs,
+                  Cell(openblas ? std::optional<double>(best / *openblas) : std::nullopt, "%.2fx").c_str(),
+                  Cell(onednn ? std::optional<double>(best / *onednn) : std::nullopt, "%.2fx").c_str());
+      if (!error.empty()) std::printf("    error: %s\n", error.c_str());
+    }
+    out.push_back(row);
+  }
+  if (o.json) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace tuneforge::bench
