@@ -1,0 +1,107 @@
+// The server's per-target cost models on a real record store: a model saved
+// after training makes the next server (or job) on the target start warm,
+// and the target's stored records become training data.
+#include "server/core/cost_models.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "common/schedule/schedule_json.h"
+#include "common/te/workload.h"
+#include "search/annotation/annotation.h"
+#include "search/features/features.h"
+#include "search/sketch_generation.h"
+
+namespace tuneforge::server {
+namespace {
+
+constexpr char kDevice[] = "x86_64-avx512-2c";
+
+class CostModelsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tf_cost_models_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    store_ = *RecordStore::Open((dir_ / "t.db").string());
+    workload_ = *te::ParseWorkload("matmul:M=64,N=64,K=64");
+    search::HardwareParams hw;
+    std::vector<search::Sketch> sketches = *search::GenerateCpuSketches(workload_.dag, hw);
+    search::Rng rng(4);
+    for (int i = 0; i < 24; ++i)
+      states_.push_back(*search::SampleInitState(sketches[i % sketches.size()].state, hw, rng));
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Made-up but varied throughputs: what matters here is that a model learns.
+  std::vector<search::MeasuredProgram> Programs() {
+    std::vector<search::MeasuredProgram> out;
+    for (size_t i = 0; i < states_.size(); ++i)
+      out.push_back({*search::ExtractFeatures(states_[i]), 1e9 * static_cast<double>(1 + i % 7)});
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<RecordStore> store_;
+  te::Workload workload_;
+  std::vector<schedule::State> states_;
+};
+
+TEST_F(CostModelsTest, ASavedModelMakesTheNextServerWarm) {
+  CostModels first(store_.get());
+  std::shared_ptr<search::SharedCostModel> model = first.For(kDevice);
+  EXPECT_FALSE(model->trained());
+  ASSERT_TRUE(model->AddMeasured(workload_.dag->workload_key(), Programs()).ok());
+  ASSERT_TRUE(model->trained());
+  ASSERT_TRUE(first.Save(kDevice).ok());
+
+  CostModels restarted(store_.get());  // a new server on the same database
+  std::shared_ptr<search::SharedCostModel> warm = restarted.For(kDevice);
+  EXPECT_TRUE(warm->trained());
+  std::vector<search::MeasuredProgram> programs = Programs();
+  std::vector<const search::ProgramFeatures*> features;
+  for (const auto& p : programs) features.push_back(&p.features);
+  EXPECT_EQ(warm->Predict(features), model->Predict(features));
+  // Another target starts cold.
+  EXPECT_FALSE(restarted.For("aarch64-neon-4c")->trained());
+}
+
+TEST_F(CostModelsTest, StoredRecordsOfTheTargetBecomeTrainingData) {
+  std::vector<v1::Record> records;
+  for (size_t i = 0; i < states_.size(); ++i) {
+    v1::Record r;
+    r.set_task_id("t" + std::to_string(i));
+    r.set_job_id("job-1");
+    r.set_workload_key(workload_.dag->workload_key());
+    r.set_workload(workload_.spec);
+    r.set_device_key(i < 20 ? kDevice : "aarch64-neon-4c");
+    r.set_schedule_json(schedule::ScheduleToJsonText(
+        schedule::Schedule{schedule::kScheduleVersion, workload_.spec, workload_.dag->workload_key(),
+                           states_[i].steps()},
+        -1));
+    r.set_error_kind(i % 5 == 0 ? "timeout" : "none");
+    if (i % 5 == 0) r.set_error("it took too long");
+    r.set_median_seconds(i % 5 == 0 ? 0 : 0.001 * static_cast<double>(1 + i % 4));
+    r.add_repeat_seconds(r.median_seconds());
+    r.set_gflops(r.median_seconds() > 0 ? workload_.dag->flops() / r.median_seconds() / 1e9 : 0);
+    r.set_worker_id("w");
+    r.set_schema_version(kRecordSchemaVersion);
+    records.push_back(r);
+  }
+  ASSERT_TRUE(store_->AddRecords(records).ok());
+  CostModels models(store_.get());
+  std::shared_ptr<search::SharedCostModel> model = models.For(kDevice);
+  EXPECT_EQ(model->num_programs(), 20);  // this target's records, failed ones included (label 0)
+  EXPECT_FALSE(model->trained());        // until the first results of a job retrain it
+  ASSERT_TRUE(model->AddMeasured(workload_.dag->workload_key(), {}).ok());
+  EXPECT_TRUE(model->trained());
+}
+
+}  // namespace
+}  // namespace tuneforge::server
