@@ -37,28 +37,20 @@ absl::Status SharedCostModel::AddMeasured(const std::string& workload_key,
   return absl::OkStatus();
 }
 
+std::shared_ptr<const CostModel> SharedCostModel::Current() const {
+  std::shared_lock<std::shared_mutex> lock(model_mu_);
+  return model_;
+}
+
 std::vector<float> SharedCostModel::Predict(const std::vector<const ProgramFeatures*>& programs) const {
-  std::shared_ptr<const CostModel> model;
-  {
-    std::shared_lock<std::shared_mutex> lock(model_mu_);
-    model = model_;
-  }
-  return model->Predict(programs);
+  return Current()->Predict(programs);
 }
 
 std::vector<float> SharedCostModel::PredictStores(const ProgramFeatures& program) const {
-  std::shared_ptr<const CostModel> model;
-  {
-    std::shared_lock<std::shared_mutex> lock(model_mu_);
-    model = model_;
-  }
-  return model->PredictStores(program);
+  return Current()->PredictStores(program);
 }
 
-bool SharedCostModel::trained() const {
-  std::shared_lock<std::shared_mutex> lock(model_mu_);
-  return model_->trained();
-}
+bool SharedCostModel::trained() const { return Current()->trained(); }
 
 int64_t SharedCostModel::num_programs() const {
   std::lock_guard<std::mutex> lock(data_mu_);
@@ -66,10 +58,10 @@ int64_t SharedCostModel::num_programs() const {
 }
 
 absl::StatusOr<std::pair<std::string, std::string>> SharedCostModel::Serialize() const {
-  std::shared_lock<std::shared_mutex> lock(model_mu_);
-  absl::StatusOr<std::string> bytes = model_->Serialize();
+  std::shared_ptr<const CostModel> model = Current();
+  absl::StatusOr<std::string> bytes = model->Serialize();
   if (!bytes.ok()) return bytes.status();
-  return std::make_pair(model_->kind(), *std::move(bytes));
+  return std::make_pair(model->kind(), *std::move(bytes));
 }
 
 absl::Status SharedCostModel::Load(const std::string& kind, const std::string& bytes) {

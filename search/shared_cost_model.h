@@ -47,6 +47,10 @@ class SharedCostModel {
   absl::Status Load(const std::string& kind, const std::string& bytes);
 
  private:
+  // The model in use now; it stays valid for the caller while a retraining
+  // swaps in the next one.
+  std::shared_ptr<const CostModel> Current() const;
+
   std::function<std::unique_ptr<CostModel>()> make_model_;
   mutable std::shared_mutex model_mu_;
   std::shared_ptr<const CostModel> model_;  // swapped whole under model_mu_

@@ -12,15 +12,14 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "common/codegen/compiler.h"
 #include "common/lower/lower.h"
 #include "common/lower/printer.h"
 #include "common/schedule/schedule_json.h"
-#include "common/te/interpreter.h"
 #include "common/te/ndarray.h"
 #include "common/te/workload.h"
 #include "search/random_steps.h"
 #include "tests/lower/loop_interpreter.h"
+#include "tests/search/policy/reference_check.h"
 
 namespace tuneforge::fuzz {
 namespace {
@@ -71,51 +70,29 @@ std::string OutDir() {
 
 // Runs one case; returns "" when it matches, else what went wrong.
 std::string RunCase(const te::Workload& w, const schedule::State& state, uint64_t seed) {
-  absl::StatusOr<lower::LoweredFunc> func = lower::Lower(state);
-  if (!func.ok()) return absl::StrCat("the state was accepted but lowering failed: ", func.status().message());
-  absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> kernel = codegen::JitCompile(*func);
-  if (!kernel.ok()) return absl::StrCat("compiling failed: ", kernel.status().message());
-
-  const te::ComputeDag& dag = *w.dag;
-  std::vector<te::NDArray> inputs, outputs, lowered_outputs;
-  for (int i : dag.InputOps()) {
-    inputs.push_back(*te::NDArray::Empty(dag.op(i)->dtype, dag.op(i)->shape));
-    inputs.back().FillRandom(seed + i);
+  search::testing::ReferenceRun run;
+  std::string error = search::testing::CheckAgainstReference(w, state, seed, &run);
+  if (run.mismatched_output < 0) return error;
+  // Tell a lowering bug from a code generation bug: run the loop nest
+  // without LLVM too.
+  std::vector<te::NDArray> lowered_outputs;
+  std::vector<te::NDArray*> ptrs;
+  for (te::NDArray& a : run.inputs) ptrs.push_back(&a);
+  for (const te::NDArray& e : run.expected) {
+    lowered_outputs.push_back(*te::NDArray::Empty(e.dtype(), e.shape()));
+    lowered_outputs.back().Fill(-777);
   }
-  absl::StatusOr<std::vector<te::NDArray>> expected = te::Interpret(dag, inputs);
-  if (!expected.ok()) return absl::StrCat("reference failed: ", expected.status().message());
-  for (const te::NDArray& e : *expected) {
-    outputs.push_back(*te::NDArray::Empty(e.dtype(), e.shape()));
-    outputs.back().Fill(-777);  // an unwritten element cannot pass
+  for (te::NDArray& a : lowered_outputs) ptrs.push_back(&a);
+  absl::Status ran = lower::testing::RunLoweredFunc(*run.func, ptrs);
+  bool lowered_ok = ran.ok();
+  for (size_t k = 0; lowered_ok && k < lowered_outputs.size(); ++k) {
+    absl::StatusOr<te::CompareResult> lc = te::Compare(lowered_outputs[k], run.expected[k]);
+    lowered_ok = lc.ok() && lc->ok;
   }
-  std::vector<void*> args;
-  for (te::NDArray& a : inputs) args.push_back(a.data());
-  for (te::NDArray& a : outputs) args.push_back(a.data());
-  if (int32_t rc = (**kernel)(args.data()); rc != 0) return absl::StrCat("kernel returned ", rc);
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    absl::StatusOr<te::CompareResult> c = te::Compare(outputs[o], (*expected)[o]);
-    if (c.ok() && c->ok) continue;
-    // Tell a lowering bug from a code generation bug: run the loop nest
-    // without LLVM too.
-    std::vector<te::NDArray*> ptrs;
-    for (te::NDArray& a : inputs) ptrs.push_back(&a);
-    for (const te::NDArray& e : *expected) {
-      lowered_outputs.push_back(*te::NDArray::Empty(e.dtype(), e.shape()));
-      lowered_outputs.back().Fill(-777);
-    }
-    for (te::NDArray& a : lowered_outputs) ptrs.push_back(&a);
-    absl::Status ran = lower::testing::RunLoweredFunc(*func, ptrs);
-    bool lowered_ok = ran.ok();
-    for (size_t k = 0; lowered_ok && k < lowered_outputs.size(); ++k) {
-      absl::StatusOr<te::CompareResult> lc = te::Compare(lowered_outputs[k], (*expected)[k]);
-      lowered_ok = lc.ok() && lc->ok;
-    }
-    return absl::StrCat("output ", o, " differs: ", c.ok() ? c->Summary() : c.status().ToString(),
-                        lowered_ok ? " (the loop nest itself is right: a code generation bug)"
-                                   : " (the loop nest is wrong too: a lowering bug)",
-                        "\n", lower::ToString(*func));
-  }
-  return "";
+  return absl::StrCat(error,
+                      lowered_ok ? " (the loop nest itself is right: a code generation bug)"
+                                 : " (the loop nest is wrong too: a lowering bug)",
+                      "\n", lower::ToString(*run.func));
 }
 
 class FuzzShard : public ::testing::TestWithParam<int> {};
