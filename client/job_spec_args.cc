@@ -14,6 +14,9 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--repeat", args->repeat, "timed repeats; the median is reported");
   cmd->add_option("--min-repeat-ms", args->min_repeat_ms, "minimum duration of a repeat");
   cmd->add_flag("--flush-cache", args->flush_cache, "flush the caches before each run");
+  cmd->add_option("--retime", args->retime_top,
+                  "after each round, time again the fastest N programs per workload timed once, so a lucky "
+                  "measurement cannot crown a winner (default 3; -1: off)");
   cmd->add_option("--seed", args->seed, "seed of the search (default: from the job id)");
   cmd->add_option("--name", args->name, "free text shown in listings");
 }
@@ -26,6 +29,10 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std:
   if (args.trials < 1)
     return absl::InvalidArgumentError(
         absl::StrCat("--trials is ", args.trials, "; give the number of measurements, 1 or more"));
+  if (args.retime_top < -1 || args.retime_top > 64)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--retime is ", args.retime_top, "; give how many top programs per workload to time again (0-64, "
+        "default 3), or -1 for none"));
   if (args.batch < 0 || args.threads < 0 || args.timeout_s < 0 || args.number < 0 ||
       args.repeat < 0 || args.min_repeat_ms < 0)
     return absl::InvalidArgumentError(
@@ -49,6 +56,7 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std:
   spec.set_policy(args.policy);
   spec.set_batch_size(args.batch);
   spec.set_seed(args.seed);
+  spec.set_retime_top(args.retime_top);
   spec.set_name(args.name);
   v1::MeasureOptions& m = *spec.mutable_measure();
   m.set_number(args.number);

@@ -28,6 +28,7 @@ struct JobSpecArgs {
   bool flush_cache = false;
   uint64_t seed = 0;
   std::string name;
+  int retime_top = 0;  // 0: the server's default (3); -1: none
 };
 
 // Adds every flag but the positional workloads and --trials (whose default

@@ -47,6 +47,7 @@ Json JobToJson(const v1::Job& job) {
               {"workloads", WorkloadNames(job.spec())},
               {"name", job.spec().name()},
               {"errors", job.errors()},
+              {"retimed", job.retimed()},
               {"error", job.error().empty() ? Json() : Json(job.error())},
               {"created_unix_ms", job.created_unix_ms()},
               {"updated_unix_ms", job.updated_unix_ms()}};
@@ -75,6 +76,7 @@ std::string ProgressLine(const v1::Job& job, double eta_s) {
   std::string line = absl::StrFormat("round %d: %d/%d trials, %s", round, job.trials_done(),
                                      job.trials_total(), best);
   if (job.errors() > 0) absl::StrAppend(&line, absl::StrFormat(", %d errors", job.errors()));
+  if (job.retimed() > 0) absl::StrAppend(&line, absl::StrFormat(", %d re-timed", job.retimed()));
   if (client::IsFinished(job.state()))
     absl::StrAppend(&line, ", ", client::JobStateName(job.state()));
   else

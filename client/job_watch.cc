@@ -26,10 +26,11 @@ class ProgressPrinter {
     const v1::Job& job = p.job();
     if (!first_) first_ = std::make_pair(Clock::now(), job.trials_done());
     bool changed = job.trials_done() != last_trials_ || job.state() != last_state_ ||
-                   job.best_gflops() != last_best_;
+                   job.best_gflops() != last_best_ || job.retimed() != last_retimed_;
     last_trials_ = job.trials_done();
     last_state_ = job.state();
     last_best_ = job.best_gflops();
+    last_retimed_ = job.retimed();
     // Nothing measured yet (queued, or the first round in flight): no line.
     bool nothing_yet = job.trials_done() == 0 && !client::IsFinished(job.state());
     if (!changed || nothing_yet || !out_) return;
@@ -49,6 +50,7 @@ class ProgressPrinter {
   int last_trials_ = -1;
   v1::JobState last_state_ = v1::JOB_STATE_UNSPECIFIED;
   double last_best_ = -1;
+  int last_retimed_ = -1;
 };
 
 bool Retryable(const absl::Status& s) {

@@ -1,5 +1,6 @@
 #include "client/commands/best.h"
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 
@@ -26,6 +27,7 @@ Json RecordJson(const v1::Record& r, double gflops) {
   return Json{{"found", true},
               {"gflops", gflops},
               {"seconds", r.median_seconds()},
+              {"timings", std::max(r.timings(), 1)},
               {"schedule", ScheduleTextToJson(r.schedule_json())},
               {"target", r.device_key()},
               {"workload", r.workload()},
@@ -73,8 +75,9 @@ int RunBest(const BestArgs& args) {
                                          "'; check the folder exists and is writable"));
   }
   std::string text = absl::StrFormat(
-      "%s on %s: %.1f GFLOPS (%.4f ms), record %d of job %s\n%s", w->parsed.spec, r.device_key(),
-      gflops, r.median_seconds() * 1e3, r.id(), r.job_id(),
+      "%s on %s: %.1f GFLOPS (%.4f ms, median of %d timing session%s), record %d of job %s\n%s",
+      w->parsed.spec, r.device_key(), gflops, r.median_seconds() * 1e3, std::max(r.timings(), 1),
+      r.timings() > 1 ? "s" : "", r.id(), r.job_id(),
       ScheduleTextToJson(r.schedule_json()).dump(2));
   return Succeed(args.out, RecordJson(r, gflops), text);
 }

@@ -14,6 +14,7 @@
 #include "server/core/cost_models.h"
 #include "server/core/job_runtime.h"
 #include "server/core/job_spec_check.h"
+#include "server/core/retiming.h"
 
 namespace tuneforge::server {
 namespace {
@@ -145,9 +146,19 @@ class JobManagerImpl : public JobManager {
   }
 
   void OnResults(const std::vector<v1::Record>& records) override {
+    // A re-timing changed a stored record: the job's best and error count
+    // are read back from the store (committed before this call).
+    std::map<std::string, JobTotals> retimed_jobs;
+    for (const v1::Record& r : records) {
+      if (r.retime_of().empty() || retimed_jobs.contains(r.job_id())) continue;
+      if (absl::StatusOr<JobTotals> totals = store_->Totals(r.job_id()); totals.ok())
+        retimed_jobs[r.job_id()] = *std::move(totals);
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (const v1::Record& r : records) Account(r);
+      for (const auto& [job_id, totals] : retimed_jobs)
+        if (JobRuntime* rt = Find(job_id); rt && !rt->finished()) TakeTotals(rt, totals);
     }
     cv_.notify_all();
   }
@@ -213,8 +224,9 @@ class JobManagerImpl : public JobManager {
     if (totals->best) SetBest(rt, *totals->best);
     absl::StatusOr<std::vector<TaskRow>> pending = store_->PendingTasks(rt->job.id());
     if (!pending.ok()) return pending.status();
-    rt->issued = totals->trials + static_cast<int64_t>(pending->size());
-    rt->next_seq = rt->issued;
+    rt->issued = totals->trials;
+    for (const TaskRow& t : *pending) rt->issued += t.task.retime_of().empty() ? 1 : 0;
+    rt->next_seq = rt->issued + static_cast<int64_t>(pending->size());
     for (const TaskRow& t : *pending) rt->next_seq = std::max(rt->next_seq, TaskSeq(t.task_id) + 1);
     std::vector<std::vector<std::string>> measured;
     for (const te::Workload& w : rt->workloads) {
@@ -248,6 +260,22 @@ class JobManagerImpl : public JobManager {
     return std::strtoll(task_id.c_str() + t + 2, nullptr, 10);
   }
 
+  // The job's errors and best as the store has them (after a re-timing).
+  static void TakeTotals(JobRuntime* rt, const JobTotals& totals) {
+    rt->job.set_errors(static_cast<int32_t>(totals.errors));
+    if (totals.best) {
+      SetBest(rt, *totals.best);
+    } else {
+      rt->job.clear_best_gflops();
+      rt->job.clear_best_seconds();
+      rt->job.clear_best_schedule_json();
+      rt->job.clear_best_workload_key();
+    }
+    rt->message = rt->ProgressLine();
+    rt->dirty = true;
+    ++rt->version;
+  }
+
   static void SetBest(JobRuntime* rt, const v1::Record& r) {
     rt->job.set_best_gflops(r.gflops());
     rt->job.set_best_seconds(r.median_seconds());
@@ -277,6 +305,10 @@ class JobManagerImpl : public JobManager {
     JobRuntime* rt = Find(r.job_id());
     if (!rt || rt->finished()) return;
     if (rt->job.state() == v1::JOB_STATE_QUEUED) MarkRunning(rt);
+    if (!r.retime_of().empty()) {  // not a trial; the best is re-read (OnResults)
+      rt->job.set_retimed(rt->job.retimed() + 1);
+      return;
+    }
     rt->job.set_trials_done(rt->job.trials_done() + 1);
     bool ok = r.error_kind() == "none";
     if (!ok) rt->job.set_errors(rt->job.errors() + 1);
@@ -291,7 +323,9 @@ class JobManagerImpl : public JobManager {
     rt->message = rt->ProgressLine();
     rt->dirty = true;
     ++rt->version;
-    if (rt->job.trials_done() >= rt->job.trials_total()) Finish(rt, v1::JOB_STATE_DONE, "done");
+    // With re-timing, done once its best is re-timed too (NextRound).
+    if (rt->job.trials_done() >= rt->job.trials_total() && RetimeTop(rt->job.spec()) == 0)
+      Finish(rt, v1::JOB_STATE_DONE, "done");
   }
 
   // The search thread: feeds results back to the policies and starts the
@@ -308,7 +342,7 @@ class JobManagerImpl : public JobManager {
         if (rt->finished()) {
           rt->policies.clear();
           rt->feedback.clear();
-        } else if (rt->issued < rt->job.trials_total() && dispatcher_->Outstanding(id) == 0) {
+        } else if (dispatcher_->Outstanding(id) == 0) {
           ready.push_back(rt.get());
         }
       }
@@ -337,7 +371,13 @@ class JobManagerImpl : public JobManager {
       learned = true;
     }
     if (learned) (void)cost_models_.Save(device_key);  // a restart retrains from records
-    std::vector<TaskRow> tasks = ProposeTasks(rt, want);
+    std::vector<TaskRow> tasks = RetimeTasks(rt);
+    const size_t retimes = tasks.size();
+    if (want > 0) {
+      std::vector<TaskRow> proposed = ProposeTasks(rt, want);
+      if (proposed.empty()) rt->exhausted = true;
+      for (TaskRow& t : proposed) tasks.push_back(std::move(t));
+    }
     absl::Status saved = tasks.empty() ? absl::OkStatus() : store_->AddTasks(tasks);
     lock.lock();
     if (rt->finished()) return;  // cancelled meanwhile
@@ -348,16 +388,40 @@ class JobManagerImpl : public JobManager {
       return;
     }
     if (tasks.empty()) {
-      Finish(rt, v1::JOB_STATE_DONE, "the search found no new candidates (search space exhausted)");
+      Finish(rt, v1::JOB_STATE_DONE,
+             rt->exhausted && rt->job.trials_done() < rt->job.trials_total()
+                 ? "the search found no new candidates (search space exhausted)"
+                 : "done");
       cv_.notify_all();
       return;
     }
-    rt->issued += static_cast<int64_t>(tasks.size());
+    rt->issued += static_cast<int64_t>(tasks.size() - retimes);
     ++rt->round;
     rt->message = rt->ProgressLine();
     ++rt->version;
     dispatcher_->Enqueue(std::move(tasks));
     cv_.notify_all();
+  }
+
+  // Re-timings of the job's fastest programs timed once (search thread,
+  // outside the lock: it reads the store).
+  std::vector<TaskRow> RetimeTasks(JobRuntime* rt) {
+    std::vector<TaskRow> tasks;
+    const int top = RetimeTop(rt->job.spec());
+    for (size_t w = 0; w < rt->workloads.size(); ++w) {
+      absl::StatusOr<std::vector<v1::Record>> records = RecordsToRetime(
+          *store_, rt->job.id(), rt->workloads[w].dag->workload_key(), top, rt->retime_issued);
+      if (!records.ok()) continue;  // re-timing is a refinement: the job goes on
+      for (const v1::Record& r : *records) {
+        absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json());
+        if (!s.ok()) continue;
+        TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
+        row.task.set_retime_of(r.task_id());
+        rt->retime_issued.insert(r.task_id());
+        tasks.push_back(std::move(row));
+      }
+    }
+    return tasks;
   }
 
   std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want) {

@@ -22,6 +22,7 @@ std::string JobRuntime::ProgressLine() const {
   if (job.best_gflops() > 0)
     absl::StrAppendFormat(&line, ", best %.1f GFLOPS (%.4g ms)", job.best_gflops(), job.best_seconds() * 1e3);
   if (job.errors() > 0) absl::StrAppendFormat(&line, ", %d errors", job.errors());
+  if (job.retimed() > 0) absl::StrAppendFormat(&line, ", %d re-timed", job.retimed());
   return line;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct JobRuntime {
   int64_t next_seq = 0;   // task id counter
   int next_workload = 0;  // round-robin position
   int round = 0;
+  std::set<std::string> retime_issued;  // task ids of records sent for re-timing
+  bool exhausted = false;               // the search had no new candidates
   int64_t trials_at_start = 0;  // for the ETA of a resumed job
   absl::Time started;
   uint64_t version = 1;
@@ -36,7 +39,7 @@ struct JobRuntime {
   int batch_size() const;
   // Seconds to completion from the rate so far, -1 when unknown.
   double EtaSeconds() const;
-  // "round 3: 192/200 trials, best 812.3 GFLOPS (1.234 ms), 2 errors".
+  // "round 3: 192/200 trials, best 812.3 GFLOPS (1.234 ms), 2 errors, 4 re-timed".
   std::string ProgressLine() const;
 };
 

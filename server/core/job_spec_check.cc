@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "search/search_policy.h"
+#include "server/core/retiming.h"
 #include "server/core/workload_cache.h"
 
 namespace tuneforge::server {
@@ -42,6 +43,9 @@ absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const v1::JobSpec& spec) 
                             spec.batch_size()));
   if (absl::StatusOr<search::PolicyKind> p = search::ParsePolicy(spec.policy()); !p.ok())
     return Bad(absl::StrCat("spec.policy: ", p.status().message()));
+  if (spec.retime_top() < -1 || spec.retime_top() > kMaxRetimeTop)
+    return Bad(absl::StrCat("spec.retime_top must be in [-1, ", kMaxRetimeTop, "] (0: ", kDefaultRetimeTop,
+                            ", -1: no re-timing), got ", spec.retime_top()));
   if (absl::Status s = CheckMeasure(spec.measure()); !s.ok()) return s;
   std::vector<te::Workload> parsed;
   for (int i = 0; i < spec.workloads_size(); ++i) {

@@ -4,9 +4,11 @@
 //    "device_key":"x86_64-avx512-2c","job_id":"j-1","task_id":"t-42",
 //    "schedule_json":"{\"workload\":...}","error_kind":"none","error":"",
 //    "median_seconds":0.0012,"repeat_seconds":[0.0012,0.0013],"gflops":812.5,
-//    "compile_ms":14.2,"worker_id":"w-3","created_unix_ms":1700000000000}
+//    "compile_ms":14.2,"worker_id":"w-3","created_unix_ms":1700000000000,
+//    "timings":1}
 //
 // One table lists every field once, for writing and for reading.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -71,6 +73,8 @@ const Field kFields[] = {
      [](v1::Record& r, const Json& v) { r.set_worker_id(v.get<std::string>()); }},
     {"created_unix_ms", FieldType::kInt64, true, [](const v1::Record& r) { return Json(r.created_unix_ms()); },
      [](v1::Record& r, const Json& v) { r.set_created_unix_ms(v.get<int64_t>()); }},
+    {"timings", FieldType::kInt32, false, [](const v1::Record& r) { return Json(std::max(r.timings(), 1)); },
+     [](v1::Record& r, const Json& v) { r.set_timings(v.get<int32_t>()); }},
 };
 
 std::string Shown(const Json& v) {

@@ -89,7 +89,8 @@ struct AddOutcome {
   int accepted = 0;
   int duplicate = 0;  // a record with the same task_id was stored before
   // Per input record, in order: the id it was stored under, or 0 for a
-  // duplicate (so a caller passes on only what is new).
+  // duplicate (so a caller passes on only what is new). For a re-timing:
+  // the id of the record it updated, 0 when it changed none.
   std::vector<int64_t> ids;
 };
 
@@ -142,6 +143,13 @@ class RecordStore {
   // call is stored. A given id that another task's record holds is
   // ALREADY_EXISTS. Other writes grouped into the same transaction are not
   // affected by this call failing.
+  //
+  // A record with retime_of set is a re-timing, not a new record: the
+  // correct record of task `retime_of` gets the new repeats (its median and
+  // GFLOPS become those over every session, timings + 1), or, when the
+  // kernel now fails (other than worker_lost), that error. Its task (the
+  // re-timing task) must be pending: applying it ends the task, and a
+  // second report of it is a duplicate.
   virtual absl::StatusOr<AddOutcome> AddRecords(std::vector<v1::Record> records) = 0;
   virtual absl::Status SaveJob(const v1::Job& job) = 0;  // insert or replace by id
   // Built kernels (candidate, reference) are not stored: a restarted server

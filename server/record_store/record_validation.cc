@@ -79,6 +79,8 @@ absl::Status ValidateRecord(const v1::Record& record) {
   if (absl::Status s = FiniteNonNegative("compile_ms", record.compile_ms()); !s.ok()) return s;
   if (record.created_unix_ms() < 0)
     return FieldError("created_unix_ms", absl::StrCat("must be >= 0; got ", record.created_unix_ms()));
+  if (record.timings() < 0)
+    return FieldError("timings", absl::StrCat("must be >= 1 (0 means 1); got ", record.timings()));
   if (record.error_kind() == "none") return CorrectRecord(record);
   return absl::OkStatus();
 }

@@ -1,5 +1,7 @@
 #include "server/record_store/row_codec.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 
@@ -34,7 +36,8 @@ void BindRecord(sqlite::Statement& stmt, const v1::Record& record) {
       .Bind(13, record.compile_ms())
       .BindText(14, record.worker_id())
       .Bind(15, static_cast<int64_t>(record.created_unix_ms()))
-      .Bind(16, static_cast<int64_t>(record.schema_version()));
+      .Bind(16, static_cast<int64_t>(record.schema_version()))
+      .Bind(17, static_cast<int64_t>(std::max(record.timings(), 1)));
 }
 
 absl::StatusOr<v1::Record> ReadRecord(const sqlite::Statement& stmt, const std::string& db_path) {
@@ -58,6 +61,7 @@ absl::StatusOr<v1::Record> ReadRecord(const sqlite::Statement& stmt, const std::
   record.set_worker_id(stmt.Text(13));
   record.set_created_unix_ms(stmt.Int(14));
   record.set_schema_version(static_cast<int32_t>(stmt.Int(15)));
+  record.set_timings(static_cast<int32_t>(stmt.Int(16)));
   return record;
 }
 

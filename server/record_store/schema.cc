@@ -95,6 +95,13 @@ Migration CostModelsMigration() {
           }};
 }
 
+// Version 4: re-timing. A record's median may come from several timing
+// sessions (the search re-times its top candidates so noise cannot crown a
+// winner); existing records were timed once.
+Migration TimingsMigration() {
+  return {4, "timing sessions per record", {"ALTER TABLE records ADD COLUMN timings INTEGER NOT NULL DEFAULT 1"}};
+}
+
 absl::Status Refuse(const sqlite::Connection& db, const std::string& why) {
   return absl::FailedPreconditionError(absl::StrCat("record store ", db.path(), ": ", why));
 }
@@ -141,7 +148,7 @@ absl::Status Migrate(sqlite::Connection& db, int64_t from_version) {
 
 const std::vector<Migration>& Migrations() {
   static const std::vector<Migration> kMigrations = {TablesMigration(), BestIndexesMigration(),
-                                                     CostModelsMigration()};
+                                                     CostModelsMigration(), TimingsMigration()};
   return kMigrations;
 }
 

@@ -1,5 +1,6 @@
 #include "server/record_store/store_writes.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -27,6 +28,74 @@ absl::StatusOr<bool> IdHeldByOtherTask(sqlite::Connection& db, const v1::Record&
   absl::StatusOr<bool> row = stmt->Step();
   if (!row.ok()) return row.status();
   return *row && stmt->Text(0) != record.task_id();
+}
+
+double MedianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// A re-timing result: the record of task `retime.retime_of()` gets the new
+// session's repeats (median over every session), or the error of a kernel
+// that failed when run again; the re-timing task stops being pending. A
+// re-timing is applied once: without its pending task row it is a
+// duplicate. Returns the updated record's id, 0 when nothing changed, -1
+// for a duplicate.
+absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const v1::Record& retime) {
+  absl::StatusOr<sqlite::Statement> pending = db.Prepare("DELETE FROM tasks WHERE task_id = ?1");
+  if (!pending.ok()) return pending.status();
+  pending->BindText(1, retime.task_id());
+  if (absl::Status s = pending->Run(); !s.ok()) return s;
+  if (db.Changes() == 0) return -1;
+
+  absl::StatusOr<sqlite::Statement> read = db.Prepare(
+      "SELECT id, median_seconds, repeat_seconds, gflops, timings FROM records "
+      "WHERE task_id = ?1 AND error_kind = 'none'");
+  if (!read.ok()) return read.status();
+  read->BindText(1, retime.retime_of());
+  absl::StatusOr<bool> found = read->Step();
+  if (!found.ok()) return found.status();
+  if (!*found) return 0;  // gone, or already failed: nothing to confirm
+  const int64_t id = read->Int(0);
+  const double old_median = read->Real(1);
+  absl::StatusOr<std::vector<double>> repeats = RepeatSecondsFromJson(read->Text(2));
+  if (!repeats.ok()) return repeats.status();
+  const double old_gflops = read->Real(3);
+  const int64_t timings = read->Int(4) + 1;
+
+  // A worker that died says nothing about the kernel.
+  if (retime.error_kind() == "worker_lost") return 0;
+  absl::StatusOr<sqlite::Statement> update = [&]() -> absl::StatusOr<sqlite::Statement> {
+    if (retime.error_kind() != "none") {
+      // It measured fine once and fails now (wrong result, crash, timeout):
+      // not a kernel to hand out.
+      absl::StatusOr<sqlite::Statement> stmt =
+          db.Prepare("UPDATE records SET error_kind = ?2, error = ?3, timings = ?4 WHERE id = ?1");
+      if (!stmt.ok()) return stmt.status();
+      stmt->Bind(1, id).BindText(2, retime.error_kind())
+          .BindText(3, absl::StrCat("re-timing failed: ", retime.error()))
+          .Bind(4, timings);
+      return stmt;
+    }
+    if (repeats->empty()) repeats->push_back(old_median);
+    if (retime.repeat_seconds().empty()) {
+      repeats->push_back(retime.median_seconds());
+    } else {
+      repeats->insert(repeats->end(), retime.repeat_seconds().begin(), retime.repeat_seconds().end());
+    }
+    const double median = MedianOf(*repeats);
+    absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
+        "UPDATE records SET median_seconds = ?2, repeat_seconds = ?3, gflops = ?4, timings = ?5 WHERE id = ?1");
+    if (!stmt.ok()) return stmt.status();
+    stmt->Bind(1, id).Bind(2, median).BindText(3, RepeatSecondsToJson(*repeats))
+        .Bind(4, median > 0 ? old_gflops * old_median / median : 0.0)
+        .Bind(5, timings);
+    return stmt;
+  }();
+  if (!update.ok()) return update.status();
+  if (absl::Status s = update->Run(); !s.ok()) return s;
+  return id;
 }
 
 }  // namespace
@@ -91,9 +160,16 @@ absl::Status InsertRecords(sqlite::Connection& db, const std::vector<v1::Record>
   outcome->ids.reserve(records.size());
   const std::string sql = absl::StrCat("INSERT INTO records (", kRecordColumns,
                                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-                                       "?15, ?16) ON CONFLICT (task_id) DO NOTHING");
+                                       "?15, ?16, ?17) ON CONFLICT (task_id) DO NOTHING");
   for (size_t i = 0; i < records.size(); ++i) {
     const v1::Record& record = records[i];
+    if (!record.retime_of().empty()) {
+      absl::StatusOr<int64_t> updated = ApplyRetime(db, record);
+      if (!updated.ok()) return updated.status();
+      ++(*updated >= 0 ? outcome->accepted : outcome->duplicate);
+      outcome->ids.push_back(std::max<int64_t>(*updated, 0));
+      continue;
+    }
     if (record.id() != 0) {
       absl::StatusOr<bool> taken = IdHeldByOtherTask(db, record);
       if (!taken.ok()) return taken.status();

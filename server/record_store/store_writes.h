@@ -26,7 +26,9 @@ absl::Status CheckWorkload(const std::string& workload_key, double flops);
 absl::Status CheckDevice(const v1::DeviceInfo& device);
 
 // Inserts the records; a task_id already stored (before, or earlier in
-// `records`) counts as a duplicate. Resets *outcome first.
+// `records`) counts as a duplicate. A record with retime_of set is not
+// inserted: it re-times the stored record of that task (see
+// RecordStore::AddRecords). Resets *outcome first.
 absl::Status InsertRecords(sqlite::Connection& db, const std::vector<v1::Record>& records,
                            AddOutcome* outcome);
 absl::Status UpsertJob(sqlite::Connection& db, const v1::Job& job, int64_t now_ms);

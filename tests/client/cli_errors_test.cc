@@ -44,6 +44,9 @@ TEST(CliErrorsTest, BadWorkloadIsRefusedBeforeConnecting) {
   ExpectOneLineError(r, "matmult");
   ExpectOneLineError(RunCliIn(dir, {"submit", kWorkload, "--trials", "0", "--server", "127.0.0.1:1"}),
                      "--trials is 0");
+  ExpectOneLineError(
+      RunCliIn(dir, {"submit", kWorkload, "--trials", "4", "--retime", "-2", "--server", "127.0.0.1:1"}),
+      "--retime is -2");
   ExpectOneLineError(RunCliIn(dir, {"tune", "matmul:M=-4,N=4,K=4"}), "M");
   ExpectOneLineError(RunCliIn(dir, {"best", "nosuchop:X=1", "--db", dir + "/x.db"}), "nosuchop");
 }

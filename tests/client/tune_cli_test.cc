@@ -64,6 +64,9 @@ TEST(TuneCliTest, TinyTuneGivesACorrectBestAndEveryJsonField) {
   EXPECT_EQ(best.json["schedule"], j["best_schedule"]);
   EXPECT_DOUBLE_EQ(best.json["seconds"].get<double>(), j["best_seconds"].get<double>());
   EXPECT_EQ(best.json["target"], j["target"]);
+  // The winner was timed again before the job ended (re-timing is on by default).
+  EXPECT_GE(best.json["timings"].get<int>(), 2);
+  EXPECT_THAT(r.err, HasSubstr("re-timed"));
   // ...and the schedule, measured again, is correct.
   CliResult measured =
       RunCliIn(dir, {"measure", kWorkload, "--best", "--db", db, "--repeat", "1", "--json"});

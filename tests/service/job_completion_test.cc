@@ -52,6 +52,11 @@ TEST(JobCompletionTest, TwoWorkersCompleteAJobAndItsBestIsQueryable) {
   EXPECT_NEAR(best.json["gflops"].get<double>(), job->best_gflops(), 1e-6 * job->best_gflops());
   EXPECT_GT(best.json["seconds"].get<double>(), 0);
   EXPECT_FALSE(best.json["schedule"].dump().empty());
+  // The winner was timed again by a real worker (re-timing is on by default).
+  EXPECT_GE(best.json["timings"].get<int>(), 2);
+  int retimed = 0;
+  for (const v1::Record& r : *records) retimed += r.timings() >= 2 ? 1 : 0;
+  EXPECT_GE(retimed, 3);
 
   // The same answer from the database file (WAL: readable while the server runs).
   CliResult from_db = c.RunCli({"best", kWorkload, "--target", kTestDeviceKey, "--db", c.db_path(), "--json"});

@@ -3,6 +3,7 @@
 // restart, and reject bad specs with field-naming errors. Workers here are
 // the Dispatcher's own calls made by the test (no kernels run).
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <gmock/gmock.h>
@@ -66,6 +67,8 @@ class CoreTest : public ::testing::Test {
     // These tests time leases and rounds; random search proposes at once
     // (the Ansor policy's rounds are tested in tests/search).
     s.set_policy("random");
+    // Counting tests count trials; re-timing has its own tests below.
+    s.set_retime_top(-1);
     return s;
   }
 
@@ -314,6 +317,74 @@ TEST_F(CoreTest, WatchSeesProgressUntilDone) {
   drain.join();
   EXPECT_TRUE(finished);
   EXPECT_EQ(last, 16);
+}
+
+// A worker whose first measurement of one program was lucky: timed again,
+// that program is slower, and the job must not crown it.
+TEST_F(CoreTest, ReTimesTheFastestAndCrownsOnlyAProgramTimedTwice) {
+  v1::JobSpec spec = Spec(16);
+  spec.set_retime_top(0);  // the default: 3 per workload
+  auto job = jobs_->Submit(spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  std::string worker = RegisterWorker();
+  std::string lucky;  // task id of the program measured fast by luck
+  std::map<std::string, double> first_time;
+  int retimes = 0;
+  for (int i = 0; i < 200 && Unfinished(jobs_->Get(job->id())->state()); ++i) {
+    auto lease = dispatcher_->Lease(worker, 8, 500);
+    if (!lease.ok() || lease->tasks_size() == 0) continue;
+    v1::ReportRequest req;
+    req.set_worker_id(worker);
+    req.set_lease_id(lease->lease_id());
+    for (const v1::MeasureTask& t : lease->tasks()) {
+      double seconds;
+      if (t.retime_of().empty()) {
+        seconds = 1e-3 * (1 + 0.01 * static_cast<double>(first_time.size()));  // no ties
+        if (lucky.empty()) {
+          lucky = t.task_id();
+          seconds = 0.5e-3;
+        }
+        first_time[t.task_id()] = seconds;
+      } else {
+        ++retimes;
+        EXPECT_TRUE(first_time.contains(t.retime_of())) << t.retime_of();
+        seconds = t.retime_of() == lucky ? 3e-3 : first_time[t.retime_of()];
+      }
+      v1::MeasureResult* r = req.add_results();
+      r->set_task_id(t.task_id());
+      r->set_error_kind("none");
+      r->set_median_seconds(seconds);
+      r->add_repeat_seconds(seconds);
+    }
+    ASSERT_TRUE(dispatcher_->Report(req).ok());
+  }
+  auto done = jobs_->Get(job->id());
+  ASSERT_EQ(done->state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(done->trials_done(), 16);  // re-timings are not trials
+  EXPECT_GE(retimes, 3);
+  std::vector<v1::Record> records = Records(job->id());
+  EXPECT_EQ(records.size(), 16u);
+  const v1::Record* best = nullptr;
+  for (const v1::Record& r : records) {
+    if (r.task_id() == lucky) {
+      EXPECT_EQ(r.timings(), 2);
+      EXPECT_DOUBLE_EQ(r.median_seconds(), (0.5e-3 + 3e-3) / 2);  // over both sessions
+    }
+    if (!best || r.median_seconds() < best->median_seconds()) best = &r;
+  }
+  ASSERT_NE(best, nullptr);
+  EXPECT_NE(best->task_id(), lucky);
+  EXPECT_EQ(best->timings(), 2);  // the winner was timed twice
+  EXPECT_DOUBLE_EQ(done->best_seconds(), best->median_seconds());
+  EXPECT_EQ(done->best_schedule_json(), best->schedule_json());
+}
+
+TEST_F(CoreTest, RetimeTopOutOfRangeIsRefused) {
+  v1::JobSpec spec = Spec(4);
+  spec.set_retime_top(-2);
+  auto job = jobs_->Submit(spec);
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("spec.retime_top must be in [-1, 64]"));
 }
 
 }  // namespace

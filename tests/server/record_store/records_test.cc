@@ -48,6 +48,7 @@ TEST(RecordsTest, RecordRoundTripKeepsEveryField) {
   EXPECT_EQ((*back)[0].id(), added->ids[0]);
   record.set_id(added->ids[0]);
   record.set_schema_version(kRecordSchemaVersion);
+  record.set_timings(1);  // stored as timed once
   EXPECT_EQ((*back)[0].DebugString(), record.DebugString());
 }
 

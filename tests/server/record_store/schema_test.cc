@@ -86,6 +86,7 @@ TEST(SchemaTest, MigratesAVersion1File) {
   EXPECT_EQ((*best)->id(), 7);
   EXPECT_EQ((*best)->task_id(), "t-old");
   EXPECT_EQ((*best)->repeat_seconds_size(), 2);
+  EXPECT_EQ((*best)->timings(), 1);  // records from before re-timing were timed once
   EXPECT_EQ(store->Totals("job-old")->best->task_id(), "t-old");
   // And the migrated store takes new records.
   ASSERT_TRUE(store->AddRecords({MakeRecord("t-new", "wk-a", "dev-2", 0.001)}).ok());
