@@ -1,6 +1,7 @@
 #include "search/search_policy.h"
 
 #include "absl/strings/str_cat.h"
+#include "search/cost_model/cost_model.h"
 #include "search/random_search.h"
 #include "search/sketch_policy.h"
 
@@ -23,10 +24,12 @@ const char* PolicyName(PolicyKind kind) {
 
 std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, const PolicyContext& context) {
   switch (kind) {
-    case PolicyKind::kAnsor:
-      if (context.cost_model)
-        return MakeSketchPolicy(context.dag, context.hw, context.cost_model, context.seed);
-      break;  // no model to learn with: random search
+    case PolicyKind::kAnsor: {
+      // Without a target's shared model the policy learns with its own.
+      std::shared_ptr<SharedCostModel> model =
+          context.cost_model ? context.cost_model : std::make_shared<SharedCostModel>([] { return MakeXGBoostModel(); });
+      return MakeSketchPolicy(context.dag, context.hw, std::move(model), context.seed);
+    }
     case PolicyKind::kRandom: break;
   }
   return MakeRandomSearch(context.dag, context.seed);

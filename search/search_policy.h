@@ -49,7 +49,9 @@ const char* PolicyName(PolicyKind kind);
 struct PolicyContext {
   te::ComputeDagPtr dag;
   HardwareParams hw;
-  std::shared_ptr<SharedCostModel> cost_model;  // required by kAnsor
+  // kAnsor's model, shared by the target's jobs; null: the policy trains one
+  // of its own (XGBoost).
+  std::shared_ptr<SharedCostModel> cost_model;
   uint64_t seed = 0;
 };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "common/schedule/loop_transforms.h"
+
 namespace tuneforge::search {
 
 using schedule::State;
@@ -71,13 +73,7 @@ int64_t ReductionSize(const State& state, int stage) {
 }
 
 bool IsTransformed(const State& state, int stage) {
-  const schedule::Stage& st = state.stage(stage);
-  if (!st.relations.empty()) return true;
-  for (size_t i = 0; i < st.iters.size(); ++i)
-    if (st.iters[i].node != static_cast<int>(i) ||
-        st.iters[i].annotation != schedule::IterAnnotation::kNone)
-      return true;
-  return false;
+  return !schedule::LoopTransforms(state.stage(stage)).empty();
 }
 
 }  // namespace tuneforge::search

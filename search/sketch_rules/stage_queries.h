@@ -26,7 +26,8 @@ bool HasCacheWriteStage(const schedule::State& state, int stage);
 // Products of the extents of the stage's op's spatial and reduction axes.
 int64_t SpatialSize(const schedule::State& state, int stage);
 int64_t ReductionSize(const schedule::State& state, int stage);
-// The stage's loops were split, fused, reordered or annotated.
+// The stage's loops were split, fused, reordered, annotated or given a
+// pragma (schedule::LoopTransforms).
 bool IsTransformed(const schedule::State& state, int stage);
 
 }  // namespace tuneforge::search

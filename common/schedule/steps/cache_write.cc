@@ -7,23 +7,13 @@
 // placed in its loops: those loops are replaced, so the earlier steps would
 // silently lose their meaning. Apply cache_write first, as Ansor's rules do.
 #include "common/schedule/steps/apply_step.h"
+#include "common/schedule/loop_transforms.h"
 #include "common/schedule/steps/dag_rewrite.h"
 #include "common/schedule/steps/placement.h"
 #include "common/te/expr_util.h"
 
 namespace tuneforge::schedule {
 namespace {
-
-// What was done to the stage's loops, or "" when nothing.
-std::string LoopTransforms(const Stage& stage) {
-  if (!stage.relations.empty()) return "split or fused";
-  for (size_t i = 0; i < stage.iters.size(); ++i) {
-    if (stage.iters[i].node != static_cast<int>(i)) return "reordered";
-    if (stage.iters[i].annotation != IterAnnotation::kNone) return "annotated";
-  }
-  if (stage.auto_unroll_max_step != 0) return "given an auto-unroll pragma";
-  return "";
-}
 
 // The op's body with fresh variables for its spatial and reduction axes.
 absl::StatusOr<te::Tensor> CopyWithFreshAxes(const te::Tensor& op, const std::string& name) {

@@ -157,5 +157,20 @@ TEST(SketchPolicyTest, MeasuredProgramsAreNeverProposed) {
     EXPECT_FALSE(measured.contains(schedule::State::Replay(w.dag, steps)->Hash()));
 }
 
+// A caller without a target's shared model (a tool, a test) still gets
+// Ansor's search, learning with a model of its own, not random search.
+TEST(SketchPolicyTest, AnsorWithoutASharedModelTrainsItsOwn) {
+  te::Workload w = MustParse("matmul:M=16,N=16,K=16");
+  std::unique_ptr<SearchPolicy> own = MakePolicy(PolicyKind::kAnsor, {w.dag, OneCore(), nullptr, 3});
+  auto model = std::make_shared<SharedCostModel>([] { return MakeRandomModel(1); });
+  std::unique_ptr<SearchPolicy> shared = MakeSketchPolicy(w.dag, OneCore(), model, 3);
+  // Round 1 is random annotated sketches, the same for the same seed.
+  std::vector<std::vector<schedule::Step>> a = own->Propose(8), b = shared->Propose(8);
+  ASSERT_EQ(a.size(), 8u);
+  ASSERT_EQ(b.size(), 8u);
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(schedule::State::Replay(w.dag, a[i])->Hash(), schedule::State::Replay(w.dag, b[i])->Hash()) << i;
+}
+
 }  // namespace
 }  // namespace tuneforge::search
