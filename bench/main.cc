@@ -54,6 +54,10 @@ const std::vector<Workload>& Workloads() {
       {"matmul_1024", "matmul_1024.json", {"openblas_sgemm", "onednn_matmul"}, {"1024", "1024", "1024"}},
       {"conv2d_resnet_3x3_256", "conv2d_resnet_3x3_256.json", {"onednn_conv2d"},
        {"1", "256", "14", "14", "256", "3", "3", "1", "1"}},
+      // A schedule the Ansor search found (128 trials) with its channel loop
+      // parallel: a ~10 us kernel, where thread wake-up costs show.
+      {"depthwise_3x3_256_14", "depthwise_3x3_256_14.json", {"onednn_depthwise"},
+       {"1", "256", "14", "14", "256", "3", "3", "1", "1"}},
   };
   return kWorkloads;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -28,6 +29,12 @@ struct Job {
 // later loop with the parameters of an earlier one. The caller waits until
 // all chunks are done. Threads persist between calls (one loop per kernel
 // run, thousands of runs).
+//
+// Waking a sleeping thread (futex, scheduler) costs tens of microseconds on
+// a VM: more than a whole small kernel (a 14x14 depthwise conv runs in
+// ~16 us). Kernels are timed and run back to back, so workers spin a while
+// for the next loop, and the caller for the last chunks, before sleeping,
+// as OpenMP runtimes do (their block time).
 class ThreadPool {
  public:
   static ThreadPool& Get() {
@@ -64,8 +71,9 @@ class ThreadPool {
     RunChunk(job, 0);
     // Help with chunks no worker has taken yet, then wait for the rest.
     for (int c; TakeChunk(generation, job.chunks, &c);) RunChunk(job, c);
+    SpinWhile([&] { return pending_.load(std::memory_order_acquire) != 0; });
     std::unique_lock<std::mutex> lock(mu_);
-    done_cv_.wait(lock, [&] { return pending_ == 0; });
+    done_cv_.wait(lock, [&] { return pending_.load() == 0; });
     last_participants_ = participants_.load();
     return result_.load();
   }
@@ -81,6 +89,22 @@ class ThreadPool {
     if (const char* env = std::getenv("TUNEFORGE_NUM_THREADS")) n = std::atoi(env);
     num_threads_.store(std::max(1, n));
     StartWorkers();
+  }
+
+  // Busy-waits while `waiting()` holds, for at most kSpin; the caller then
+  // sleeps on a condition variable if it still must wait.
+  template <class Waiting>
+  static void SpinWhile(const Waiting& waiting) {
+    constexpr auto kSpin = std::chrono::microseconds(2000);
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (int i = 0; waiting(); ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#elif defined(__aarch64__)
+      asm volatile("yield");
+#endif
+      if ((i & 255) == 255 && std::chrono::steady_clock::now() > until) return;
+    }
   }
 
   static uint64_t Pack(uint32_t generation, uint32_t chunk) {
@@ -131,6 +155,7 @@ class ThreadPool {
       seen = generation_;  // a new worker does not join a loop already running
     }
     for (;;) {
+      SpinWhile([&] { return generation_.load(std::memory_order_acquire) == seen && !stopping_.load(); });
       Job job;
       {
         std::unique_lock<std::mutex> lock(mu_);
@@ -152,12 +177,14 @@ class ThreadPool {
 
   void StartWorkers() {
     stop_ = false;
+    stopping_.store(false);
     for (int i = 1; i < num_threads_.load(); ++i) workers_.emplace_back([this] { WorkerLoop(); });
   }
   void StopWorkers() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
+      stopping_.store(true);
     }
     cv_.notify_all();
     for (std::thread& t : workers_) t.join();
@@ -170,9 +197,10 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::atomic<int> num_threads_{1};
   bool stop_ = false;
-  uint32_t generation_ = 0;
+  std::atomic<bool> stopping_{false};       // stop_, for spinning workers
+  std::atomic<uint32_t> generation_{0};     // written under mu_, spun on without it
   Job job_;
-  int pending_ = 0;
+  std::atomic<int> pending_{0};             // chunks not finished; written under mu_
   std::atomic<uint64_t> next_chunk_{0};  // Pack(generation, next chunk index)
   std::atomic<int32_t> result_{0};
   std::atomic<int> participants_{0};

@@ -1,5 +1,10 @@
 // Vectorize: the innermost spatial loops of each stage, fused into one
-// loop of at most hw.max_vectorize_extent iterations, become vector code.
+// loop, become vector code. The innermost loop alone may have up to
+// hw.max_vectorize_extent iterations; fused with loops around it, at most
+// hw.vector_lanes (one register): a fused loop is usually not contiguous in
+// memory, and its lanes become gathers, which LLVM turns into one branch
+// per lane where they are masked (padding) — a 56-lane one took minutes to
+// compile.
 #include "search/annotation/annotation.h"
 #include "search/sketch_rules/stage_queries.h"
 
@@ -16,7 +21,8 @@ void AnnotateVectorize(schedule::State* state, const HardwareParams& hw, Rng& rn
       const int64_t extent = st.iter_node(i).extent;
       if (st.iter_node(i).kind != schedule::IterKind::kSpatial ||
           st.iters[i].annotation != schedule::IterAnnotation::kNone ||
-          HasAttachedStages(*state, s, i) || product * extent > hw.max_vectorize_extent)
+          HasAttachedStages(*state, s, i) ||
+          product * extent > (i == n - 1 ? hw.max_vectorize_extent : hw.vector_lanes))
         break;
       product *= extent;
       ++count;

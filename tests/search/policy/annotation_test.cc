@@ -109,6 +109,33 @@ TEST(AnnotationTest, SamplesAreParallelVectorizedAndVaried) {
   EXPECT_GT(distinct.size(), static_cast<size_t>(kSamples * 9 / 10));  // tile sizes really vary
 }
 
+// A vectorized loop fused from several loops is at most one register wide:
+// wider fused loops are gathers, masked ones compile for minutes.
+TEST(AnnotationTest, FusedVectorLoopsAreAtMostOneRegisterWide) {
+  Rng rng(5);
+  te::Workload w = MustParse("depthwise_conv2d:N=1,C=256,H=14,W=14,R=3,S=3,pad=1");
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, TwoCores());
+  ASSERT_TRUE(sketches.ok());
+  int fused_vectors = 0;
+  for (int k = 0; k < 200; ++k) {
+    absl::StatusOr<schedule::State> s = SampleInitState((*sketches)[k % sketches->size()].state, TwoCores(), rng);
+    ASSERT_TRUE(s.ok()) << s.status();
+    const std::vector<schedule::Step>& steps = s->steps();
+    for (size_t i = 1; i < steps.size(); ++i) {
+      const auto* a = std::get_if<schedule::AnnotationStep>(&steps[i]);
+      const auto* f = std::get_if<schedule::FuseStep>(&steps[i - 1]);
+      if (!a || a->annotation != schedule::IterAnnotation::kVectorize || !f || f->stage != a->stage) continue;
+      ++fused_vectors;
+      // Later steps (the parallel fuse) renumber loops: look right after it.
+      absl::StatusOr<schedule::State> at = schedule::State::Replay(
+          w.dag, std::vector<schedule::Step>(steps.begin(), steps.begin() + static_cast<long>(i) + 1));
+      ASSERT_TRUE(at.ok()) << at.status();
+      EXPECT_LE(at->stage(a->stage).iter_node(a->iter).extent, TwoCores().vector_lanes);
+    }
+  }
+  EXPECT_GT(fused_vectors, 0);  // the rule does fuse, within the limit
+}
+
 TEST(MutationTest, EveryMutationReplaysAndMatchesTheReference) {
   Rng rng(5);
   std::array<int, kNumMutationKinds> succeeded{};
