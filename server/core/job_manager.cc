@@ -373,11 +373,8 @@ class JobManagerImpl : public JobManager {
     if (learned) (void)cost_models_.Save(device_key);  // a restart retrains from records
     std::vector<TaskRow> tasks = RetimeTasks(rt);
     const size_t retimes = tasks.size();
-    if (want > 0) {
-      std::vector<TaskRow> proposed = ProposeTasks(rt, want);
-      if (proposed.empty()) rt->exhausted = true;
-      for (TaskRow& t : proposed) tasks.push_back(std::move(t));
-    }
+    if (want > 0)
+      for (TaskRow& t : ProposeTasks(rt, want)) tasks.push_back(std::move(t));
     absl::Status saved = tasks.empty() ? absl::OkStatus() : store_->AddTasks(tasks);
     lock.lock();
     if (rt->finished()) return;  // cancelled meanwhile
@@ -388,10 +385,9 @@ class JobManagerImpl : public JobManager {
       return;
     }
     if (tasks.empty()) {
+      // Trials left to issue but nothing new proposed: the search ran dry.
       Finish(rt, v1::JOB_STATE_DONE,
-             rt->exhausted && rt->job.trials_done() < rt->job.trials_total()
-                 ? "the search found no new candidates (search space exhausted)"
-                 : "done");
+             want > 0 ? "the search found no new candidates (search space exhausted)" : "done");
       cv_.notify_all();
       return;
     }

@@ -25,7 +25,6 @@ struct JobRuntime {
   int next_workload = 0;  // round-robin position
   int round = 0;
   std::set<std::string> retime_issued;  // task ids of records sent for re-timing
-  bool exhausted = false;               // the search had no new candidates
   int64_t trials_at_start = 0;  // for the ETA of a resumed job
   absl::Time started;
   uint64_t version = 1;
