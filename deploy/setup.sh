@@ -14,6 +14,7 @@ PACKAGES=(
   libabsl-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libxgboost-dev llvm-19-dev nlohmann-json3-dev libcli11-dev
   libopenblas-dev libdnnl-dev   # peers in tuneforge-bench
+  ocl-icd-opencl-dev opencl-headers   # Debian's dnnl CMake config requires OpenCL (its GPU runtime)
   g++-aarch64-linux-gnu qemu-user   # AArch64 kernels are linked and run under qemu in tests
 )
 
@@ -38,7 +39,8 @@ fi
 
 GENERATOR=()
 command -v ninja >/dev/null && GENERATOR=(-G Ninja)
-if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]]; then
+# A configure that failed half-way leaves a cache but no build files: configure again.
+if [[ ! -f "$BUILD_DIR/build.ninja" && ! -f "$BUILD_DIR/Makefile" ]]; then
   cmake -S "$ROOT" -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build "$BUILD_DIR" --parallel "$(nproc)"
