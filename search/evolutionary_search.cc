@@ -74,24 +74,44 @@ std::vector<ScoredState> EvolutionarySearch(const std::vector<schedule::State>& 
   for (const schedule::State& s : init)
     if (in_population.insert(s.Hash()).second) population.push_back(s);
 
+  // Scores of every program met in this search: one met again (mutations
+  // often undo each other) is not lowered and scored again.
+  absl::flat_hash_map<uint64_t, float> known;
+  absl::flat_hash_set<uint64_t> known_invalid;
   for (int gen = 0; gen <= options.generations && !population.empty(); ++gen) {
-    Clock::time_point t = Clock::now();
-    std::vector<absl::StatusOr<ProgramFeatures>> features = ExtractFeaturesBatch(population, threads);
-    stats->feature_seconds += Since(t);
+    std::vector<schedule::State> fresh;
     std::vector<schedule::State> valid;
+    std::vector<float> scores;
+    for (schedule::State& s : population) {
+      if (known_invalid.contains(s.Hash())) continue;
+      if (auto it = known.find(s.Hash()); it != known.end()) {
+        scores.push_back(it->second);
+        valid.push_back(std::move(s));
+        ++stats->reused;
+      } else {
+        fresh.push_back(std::move(s));
+      }
+    }
+    Clock::time_point t = Clock::now();
+    std::vector<absl::StatusOr<ProgramFeatures>> features = ExtractFeaturesBatch(fresh, threads);
+    stats->feature_seconds += Since(t);
     std::vector<const ProgramFeatures*> programs;
-    for (size_t i = 0; i < population.size(); ++i) {
+    const size_t first_fresh = valid.size();
+    for (size_t i = 0; i < fresh.size(); ++i) {
       if (!features[i].ok()) {
         ++stats->invalid;
+        known_invalid.insert(fresh[i].Hash());
         continue;
       }
-      valid.push_back(std::move(population[i]));
+      valid.push_back(std::move(fresh[i]));
       programs.push_back(&*features[i]);
     }
     t = Clock::now();
-    std::vector<float> scores = model.Predict(programs);
+    std::vector<float> fresh_scores = model.Predict(programs);
     stats->predict_seconds += Since(t);
-    stats->scored += static_cast<int64_t>(valid.size());
+    stats->scored += static_cast<int64_t>(programs.size());
+    scores.insert(scores.end(), fresh_scores.begin(), fresh_scores.end());
+    for (size_t i = first_fresh; i < valid.size(); ++i) known.emplace(valid[i].Hash(), scores[i]);
     for (size_t i = 0; i < valid.size(); ++i) {
       uint64_t h = valid[i].Hash();
       if (exclude.contains(h) || best.contains(h)) continue;

@@ -36,6 +36,7 @@ struct ScoredState {
 
 struct EvolutionStats {
   int64_t scored = 0;         // programs scored over all generations
+  int64_t reused = 0;         // programs met again, their score reused
   int64_t invalid = 0;        // children that did not replay or lower
   int64_t mutations = 0;
   int64_t crossovers = 0;

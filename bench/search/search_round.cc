@@ -46,6 +46,7 @@ int RunSearchRoundBench(bool json, int threads) {
   if (json) {
     std::cout << nlohmann::ordered_json{{"search_round_seconds_median", per_round},
                                         {"programs_scored", e.scored},
+                                        {"programs_reused", e.reused},
                                         {"feature_seconds", e.feature_seconds},
                                         {"predict_seconds", e.predict_seconds},
                                         {"breed_seconds", e.breed_seconds},
@@ -57,9 +58,9 @@ int RunSearchRoundBench(bool json, int threads) {
   std::printf("search side of one round (matmul 1024^3, population %d x %d generations, 64 picked, %d threads):\n",
               options.evolution.population, options.evolution.generations, threads);
   std::printf("  median of 3 rounds: %.2f s (target <= 1 s)\n", per_round);
-  std::printf("  over the 3 rounds: %lld programs scored; features %.2f s, XGBoost predict %.2f s, "
+  std::printf("  over the 3 rounds: %lld programs scored, %lld met again (score reused); features %.2f s, XGBoost predict %.2f s, "
               "mutation/crossover %.2f s; %lld invalid children\n",
-              static_cast<long long>(e.scored), e.feature_seconds, e.predict_seconds, e.breed_seconds,
+              static_cast<long long>(e.scored), static_cast<long long>(e.reused), e.feature_seconds, e.predict_seconds, e.breed_seconds,
               static_cast<long long>(e.invalid));
   return 0;
 }

@@ -26,7 +26,8 @@ absl::StatusOr<LoweredFunc> Lower(const schedule::State& state, const LowerOptio
   // copies vector statements, and each copy then simplifies to constant
   // offsets.
   if (options.unroll) body = Unroll(body);
-  body = SimplifyStmt(body);
+  // Again only where a pass ran since (features lower with neither).
+  if (options.vectorize || options.unroll) body = SimplifyStmt(body);
   return LoweredFunc{options.name, ctx->arguments, body};
 }
 

@@ -41,7 +41,10 @@ State::State(te::ComputeDagPtr dag) : original_dag_(dag), dag_(std::move(dag)) {
 }
 
 absl::StatusOr<State> State::Replay(te::ComputeDagPtr dag, const std::vector<Step>& steps) {
-  State state(std::move(dag));
+  return ReplayFrom(State(std::move(dag)), steps);
+}
+
+absl::StatusOr<State> State::ReplayFrom(State state, std::span<const Step> steps) {
   // In place: on an error the half-built state is thrown away anyway.
   for (const Step& step : steps)
     if (absl::Status s = state.ApplyInPlace(step); !s.ok()) return s;
@@ -62,6 +65,13 @@ absl::Status State::ApplyInPlace(const Step& step) {
   absl::Status applied = std::visit([&](const auto& s) { return ApplyStep(s, ctx); }, step);
   if (!applied.ok()) return applied;
   steps_.push_back(step);
+  hash_ = 0;
+  // Annotations, pragmas and storage alignment change no loop and no
+  // placement, and bound inference reads none of them: it is skipped after
+  // them (replay is the search's inner loop).
+  if (std::holds_alternative<AnnotationStep>(step) || std::holds_alternative<PragmaStep>(step) ||
+      std::holds_alternative<StorageAlignStep>(step))
+    return absl::OkStatus();
   if (absl::Status bound = InferBound(this); !bound.ok()) return ctx.Error(bound.message());
   return absl::OkStatus();
 }
@@ -73,8 +83,10 @@ int State::StageIndex(const std::string& name) const {
 }
 
 uint64_t State::Hash() const {
+  if (hash_ != 0) return hash_;
   uint64_t h = Fnv1a64("tuneforge-steps-v1\n");
   for (const Step& step : steps_) h = Fnv1a64(StepToString(step) + "\n", h);
+  hash_ = h;
   return h;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -97,6 +98,9 @@ class State {
   // Initial state of `dag` with `steps` applied in order; the first invalid
   // step's error names it (index and kind) and what is wrong.
   static absl::StatusOr<State> Replay(te::ComputeDagPtr dag, const std::vector<Step>& steps);
+  // `prefix` (a replayed state) with `steps` applied after its own: the same
+  // state as replaying all of them from the start, without redoing the prefix.
+  static absl::StatusOr<State> ReplayFrom(State prefix, std::span<const Step> steps);
 
   // Validates `step` against this state and applies it; on error the state
   // is unchanged and the message names the step and the problem.
@@ -132,6 +136,9 @@ class State {
   te::ComputeDagPtr dag_;
   std::vector<Stage> stages_;
   std::vector<Step> steps_;
+  // Hash() of steps_, computed on first use (the search hashes every state
+  // several times); 0: not yet.
+  mutable uint64_t hash_ = 0;
 };
 
 // A fresh, untransformed stage for `op` (nodes = axes, then reduction axes).

@@ -25,7 +25,7 @@ absl::StatusOr<schedule::State> MutateComputeLocation(const schedule::State& sta
   int pick = std::uniform_int_distribution<int>(0, n - 2)(rng);
   if (pick >= at.target_iter) ++pick;
   at.target_iter = pick;
-  return ReplaceStep(state, index, at);
+  return ReplaceStepAfter(*before, state, index, at);
 }
 
 }  // namespace tuneforge::search

@@ -31,6 +31,13 @@ absl::StatusOr<schedule::State> ReplaceStep(const schedule::State& state, size_t
   return schedule::State::Replay(state.original_dag(), steps);
 }
 
+absl::StatusOr<schedule::State> ReplaceStepAfter(const schedule::State& before, const schedule::State& state,
+                                                 size_t index, schedule::Step step) {
+  std::vector<schedule::Step> rest(state.steps().begin() + index, state.steps().end());
+  rest[0] = std::move(step);
+  return schedule::State::ReplayFrom(before, rest);
+}
+
 absl::StatusOr<schedule::State> Prefix(const schedule::State& state, size_t count) {
   std::vector<schedule::Step> steps(state.steps().begin(), state.steps().begin() + count);
   return schedule::State::Replay(state.original_dag(), steps);

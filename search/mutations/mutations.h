@@ -47,6 +47,10 @@ absl::StatusOr<schedule::State> Crossover(const schedule::State& a, const schedu
 // `state`'s steps with step `index` replaced, replayed from the start.
 absl::StatusOr<schedule::State> ReplaceStep(const schedule::State& state, size_t index,
                                             schedule::Step step);
+// The same, replayed from `before` = Prefix(state, index) (which the
+// mutation needed anyway): the prefix is not replayed twice.
+absl::StatusOr<schedule::State> ReplaceStepAfter(const schedule::State& before, const schedule::State& state,
+                                                 size_t index, schedule::Step step);
 // The state after the first `count` steps of `state`.
 absl::StatusOr<schedule::State> Prefix(const schedule::State& state, size_t count);
 // Indices of the steps of type T.

@@ -29,7 +29,7 @@ absl::StatusOr<schedule::State> MutateParallel(const schedule::State& state, Rng
   if (pick >= now) ++pick;
   fuse.iters.clear();
   for (int i = 0; i < pick; ++i) fuse.iters.push_back(i);
-  return ReplaceStep(state, index, fuse);
+  return ReplaceStepAfter(*before, state, index, fuse);
 }
 
 }  // namespace tuneforge::search

@@ -38,7 +38,7 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& state, con
     parts[dst] *= factor;
     if (split.inner_to_outer && parts.back() > hw.max_innermost_split_factor) continue;
     split.lengths.assign(parts.begin() + (outer ? 1 : 0), parts.end());
-    absl::StatusOr<schedule::State> out = ReplaceStep(state, index, split);
+    absl::StatusOr<schedule::State> out = ReplaceStepAfter(*before, state, index, split);
     if (out.ok()) return out;
   }
   return absl::NotFoundError("no tile-size change replayed");

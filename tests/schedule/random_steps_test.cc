@@ -1,11 +1,13 @@
 // Property test: random steps, mostly invalid, on every test DAG. Nothing
 // may crash; a rejected step leaves the state exactly as it was; every state
-// built step by step replays (also through JSON) to the same state.
+// built step by step replays (also through JSON) to the same state, and
+// its extents are what bound inference says.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <random>
 
+#include "common/schedule/bound.h"
 #include "common/schedule/schedule_json.h"
 #include "common/schedule/state.h"
 #include "tests/schedule/test_dags.h"
@@ -110,6 +112,13 @@ TEST(RandomStepsTest, NeverCrashRejectCleanlyAndReplayExactly) {
         ++accepted_by_kind[step.index()];
         for (int i = 0; i < state.num_stages(); ++i)
           ASSERT_EQ(state.stage(i).op, state.dag()->op(i)) << name << " seed " << seed;
+        // Apply skips bound inference where it could change nothing: running
+        // it now must indeed change nothing (else a later step saw stale
+        // extents).
+        State inferred = state;
+        ASSERT_TRUE(InferBound(&inferred).ok()) << name << " seed " << seed;
+        ASSERT_EQ(inferred.ToString(), state.ToString()) << name << " seed " << seed << " after "
+                                                         << StepToString(step);
         continue;
       }
       ++rejected;

@@ -47,6 +47,27 @@ TEST(ReplayTest, ReplayReproducesTheStateAndItsHash) {
   EXPECT_EQ(replayed.dag()->canonical_text(), built.dag()->canonical_text());
 }
 
+TEST(ReplayTest, ReplayFromAPrefixGivesTheStateOfAFullReplay) {
+  te::ComputeDagPtr dag = testing::MatmulRelu(128, 128, 64);
+  const std::vector<Step> steps = TiledMatmulReluSteps();
+  State full = testing::ReplayOrFail(dag, steps);
+  for (size_t cut = 0; cut <= steps.size(); ++cut) {
+    State prefix = testing::ReplayOrFail(dag, std::vector<Step>(steps.begin(), steps.begin() + cut));
+    absl::StatusOr<State> rest =
+        State::ReplayFrom(prefix, std::span<const Step>(steps).subspan(cut));
+    ASSERT_TRUE(rest.ok()) << rest.status();
+    EXPECT_EQ(rest->ToString(), full.ToString()) << "cut after " << cut << " steps";
+    EXPECT_EQ(rest->Hash(), full.Hash());
+    EXPECT_EQ(rest->steps().size(), steps.size());
+  }
+  // A bad step after the prefix is an error naming it, as in Replay.
+  State prefix = testing::ReplayOrFail(dag, std::vector<Step>(steps.begin(), steps.begin() + 3));
+  std::vector<Step> bad = {SplitStep{2, 42, {4}, true}};
+  absl::StatusOr<State> failed = State::ReplayFrom(prefix, bad);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(std::string(failed.status().message()), ::testing::HasSubstr("step 3"));
+}
+
 TEST(ReplayTest, TheTiledStateLooksAsIntended) {
   State state = testing::ReplayOrFail(testing::MatmulRelu(128, 128, 64), TiledMatmulReluSteps());
   EXPECT_EQ(state.ToString(),

@@ -17,8 +17,13 @@ class StmtSimplifier {
         Overloaded{
             [&](const For& n) -> Stmt {
               if (n.extent == 1) {
-                te::VarMap zero{{n.var.get(), Expr(0)}};
-                return Run(SubstituteStmt(n.body, zero));
+                // The loop goes; its variable is 0 in every expression below
+                // (substituted as each is simplified: one pass, not one per
+                // removed loop over the whole body).
+                zeros_[n.var.get()] = Expr(0);
+                Stmt body = Run(n.body);
+                zeros_.erase(n.var.get());
+                return body;
               }
               bounds_[n.var.get()] = {0, n.extent - 1};
               Stmt body = Run(n.body);
@@ -61,9 +66,12 @@ class StmtSimplifier {
   }
 
  private:
-  Expr Simp(const Expr& e) { return te::arith::Simplify(e, bounds_); }
+  Expr Simp(const Expr& e) {
+    return te::arith::Simplify(zeros_.empty() ? e : te::Substitute(e, zeros_), bounds_);
+  }
 
   VarBounds bounds_;
+  te::VarMap zeros_;  // variables of the extent-1 loops removed around here
 };
 
 }  // namespace
