@@ -27,6 +27,12 @@ std::string FormatEta(double eta_s) {
 
 }  // namespace
 
+Json SearchCostToJson(const v1::SearchCost& cost) {
+  return Json{{"propose_s", cost.propose_seconds()},
+              {"learn_s", cost.learn_seconds()},
+              {"programs_scored", cost.programs_scored()}};
+}
+
 Json ScheduleTextToJson(const std::string& text) {
   if (text.empty()) return Json();
   Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -48,6 +54,8 @@ Json JobToJson(const v1::Job& job) {
               {"name", job.spec().name()},
               {"errors", job.errors()},
               {"retimed", job.retimed()},
+              {"search", SearchCostToJson(job.search_total())},
+              {"search_last_round", SearchCostToJson(job.search_last_round())},
               {"error", job.error().empty() ? Json() : Json(job.error())},
               {"created_unix_ms", job.created_unix_ms()},
               {"updated_unix_ms", job.updated_unix_ms()}};
@@ -81,6 +89,14 @@ std::string ProgressLine(const v1::Job& job, double eta_s) {
     absl::StrAppend(&line, ", ", client::JobStateName(job.state()));
   else
     absl::StrAppend(&line, ", ", FormatEta(eta_s));
+  // What the server's search cost for the round now measured.
+  const v1::SearchCost& last = job.search_last_round();
+  if (last.propose_seconds() > 0 || last.learn_seconds() > 0) {
+    absl::StrAppend(&line, absl::StrFormat(" | search %.2f s", last.propose_seconds()));
+    if (last.programs_scored() > 0)
+      absl::StrAppend(&line, absl::StrFormat(" (%d programs scored)", last.programs_scored()));
+    if (last.learn_seconds() >= 0.005) absl::StrAppend(&line, absl::StrFormat(", learning %.2f s", last.learn_seconds()));
+  }
   return line;
 }
 

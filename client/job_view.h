@@ -14,15 +14,20 @@ namespace v1 = ::tuneforge::v1;
 
 // `job`, `state`, `trials_done`, `trials_total`, `best_gflops`, then
 // `best_seconds`, `best_schedule` (object or null), `best_workload_key`,
-// `device_key`, `workloads`, `name`, `errors`, `error`.
+// `device_key`, `workloads`, `name`, `errors`, `retimed`, `search` and
+// `search_last_round` (SearchCostToJson), `error`.
 Json JobToJson(const v1::Job& job);
+// {"propose_s", "learn_s", "programs_scored"}: the server's search work.
+Json SearchCostToJson(const v1::SearchCost& cost);
 std::string JobToText(const v1::Job& job);
 
 // The schedule text of a record or job as a JSON object; null when empty or
 // not JSON (the text is kept then under "schedule_text" by the caller).
 Json ScheduleTextToJson(const std::string& text);
 
-// "round 3: 192/200 trials, best 812.3 GFLOPS (1.23 ms), ETA 12 s".
+// "round 3: 192/200 trials, best 812.3 GFLOPS (1.23 ms), ETA 12 s | search
+// 0.91 s (9216 programs scored), learning 0.40 s" (the search part: what the
+// server spent on the round now measured).
 // Rounds count batches of the job's batch size; `eta_s` < 0 is unknown.
 std::string ProgressLine(const v1::Job& job, double eta_s);
 

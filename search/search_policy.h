@@ -37,6 +37,9 @@ class SearchPolicy {
   // Schedules measured before (a resumed job, another job on the same
   // workload): never proposed again.
   virtual void MarkMeasured(const std::vector<std::vector<schedule::Step>>& schedules) = 0;
+  // Programs the cost model scored in the last Propose (0: a policy
+  // without a model).
+  virtual int64_t ProgramsScoredLastPropose() const { return 0; }
 };
 
 enum class PolicyKind { kAnsor, kRandom };

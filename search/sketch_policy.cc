@@ -20,6 +20,8 @@ class SketchPolicy : public SearchPolicy {
 
   std::vector<std::vector<schedule::Step>> Propose(int n) override {
     auto start = std::chrono::steady_clock::now();
+    const int64_t scored_before = stats_->evolution.scored;
+    last_scored_ = 0;
     if (!EnsureSketches() || n <= 0) return {};
     std::vector<schedule::State> init = SampleInitPopulation(options_.init_population);
     std::vector<std::vector<schedule::Step>> out;
@@ -45,8 +47,11 @@ class SketchPolicy : public SearchPolicy {
     seen_.insert(picked.begin(), picked.end());
     stats_->last_round_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    last_scored_ = stats_->evolution.scored - scored_before;
     return out;
   }
+
+  int64_t ProgramsScoredLastPropose() const override { return last_scored_; }
 
   void Update(const std::vector<MeasuredCandidate>& results) override {
     std::vector<schedule::State> states;
@@ -118,6 +123,7 @@ class SketchPolicy : public SearchPolicy {
   std::vector<schedule::State> sketches_;
   std::vector<std::pair<schedule::State, double>> measured_;  // ran correctly, with FLOP/s
   absl::flat_hash_set<uint64_t> seen_;                        // proposed or measured
+  int64_t last_scored_ = 0;
 };
 
 }  // namespace

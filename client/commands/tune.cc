@@ -97,6 +97,7 @@ Json TuneJson(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession
               {"state", client::JobStateName(job.state())},
               {"trials_total", job.trials_total()},
               {"errors", job.errors()},
+              {"search", SearchCostToJson(job.search_total())},
               {"workload", spec.workloads[0].parsed.spec},
               {"workload_key", spec.workloads[0].parsed.dag->workload_key()},
               {"target", session.device_key},

@@ -364,19 +364,25 @@ class JobManagerImpl : public JobManager {
     // Learning (features, retraining) and proposing take seconds: not
     // under the lock that RPCs need.
     lock.unlock();
+    v1::SearchCost cost;
+    absl::Time t = absl::Now();
     bool learned = false;
     for (size_t i = 0; i < rt->policies.size(); ++i) {
       if (feedback[i].empty()) continue;
       rt->policies[i]->Update(feedback[i]);
       learned = true;
     }
+    cost.set_learn_seconds(absl::ToDoubleSeconds(absl::Now() - t));
     if (learned) (void)cost_models_.Save(device_key);  // a restart retrains from records
     std::vector<TaskRow> tasks = RetimeTasks(rt);
     const size_t retimes = tasks.size();
+    t = absl::Now();
     if (want > 0)
-      for (TaskRow& t : ProposeTasks(rt, want)) tasks.push_back(std::move(t));
+      for (TaskRow& task : ProposeTasks(rt, want, &cost)) tasks.push_back(std::move(task));
+    cost.set_propose_seconds(absl::ToDoubleSeconds(absl::Now() - t));
     absl::Status saved = tasks.empty() ? absl::OkStatus() : store_->AddTasks(tasks);
     lock.lock();
+    AddSearchCost(rt, cost, tasks.size() > retimes);
     if (rt->finished()) return;  // cancelled meanwhile
     if (!saved.ok()) {
       Finish(rt, v1::JOB_STATE_FAILED, absl::StrCat("storing tasks failed: ", saved.message()));
@@ -420,7 +426,19 @@ class JobManagerImpl : public JobManager {
     return tasks;
   }
 
-  std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want) {
+  static void AddSearchCost(JobRuntime* rt, const v1::SearchCost& round, bool proposed) {
+    // The last round is the last one that proposed candidates (not one that
+    // only re-times at the end).
+    if (proposed) *rt->job.mutable_search_last_round() = round;
+    v1::SearchCost* total = rt->job.mutable_search_total();
+    total->set_propose_seconds(total->propose_seconds() + round.propose_seconds());
+    total->set_learn_seconds(total->learn_seconds() + round.learn_seconds());
+    total->set_programs_scored(total->programs_scored() + round.programs_scored());
+    rt->dirty = true;
+  }
+
+  // `cost` counts the programs the policies' cost models scored.
+  std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want, v1::SearchCost* cost) {
     std::vector<TaskRow> tasks;
     int n = static_cast<int>(rt->workloads.size());
     // Workloads in turn; one that has no new candidates is skipped.
@@ -430,6 +448,7 @@ class JobManagerImpl : public JobManager {
       int share = (want - static_cast<int>(tasks.size()) + n - 1 - tries) / (n - tries);
       for (std::vector<schedule::Step>& steps : rt->policies[w]->Propose(std::max(1, share)))
         tasks.push_back(MakeTask(rt, w, std::move(steps)));
+      cost->set_programs_scored(cost->programs_scored() + rt->policies[w]->ProgramsScoredLastPropose());
     }
     if (static_cast<int>(tasks.size()) > want) tasks.resize(want);
     return tasks;

@@ -53,6 +53,13 @@ TEST(TuneCliTest, TinyTuneGivesACorrectBestAndEveryJsonField) {
   EXPECT_TRUE(j["best_schedule"]["steps"].is_array());
   EXPECT_EQ(j["workload"], "matmul:K=64,M=64,N=64");
   EXPECT_EQ(j["records"], db);
+  // The server's search work: Ansor (the default) proposed both rounds and
+  // learned from the first; its model scored programs in the second.
+  ASSERT_TRUE(j["search"].is_object()) << r.out;
+  EXPECT_GT(j["search"]["propose_s"].get<double>(), 0);
+  EXPECT_GT(j["search"]["learn_s"].get<double>(), 0);
+  EXPECT_GT(j["search"]["programs_scored"].get<int64_t>(), 0);
+  EXPECT_THAT(r.err, ContainsRegex("\\| search [0-9.]+ s \\([0-9]+ programs scored\\)"));
   // Progress went to stderr, one line per round.
   EXPECT_THAT(r.err, HasSubstr("round 1: 4/8 trials"));
   EXPECT_THAT(r.err, HasSubstr("round 2: 8/8 trials"));
