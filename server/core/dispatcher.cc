@@ -14,6 +14,7 @@
 #include "server/core/device_queues.h"
 #include "server/core/record_from_result.h"
 #include "server/core/remote_build.h"
+#include "worker/measure/measurer.h"
 #include "server/core/workload_cache.h"
 
 namespace tuneforge::server {
@@ -44,7 +45,10 @@ struct LeaseEntry {
 class DispatcherImpl : public Dispatcher {
  public:
   DispatcherImpl(RecordStore* store, DispatcherOptions options)
-      : store_(store), options_(options), rng_(std::random_device{}()) {
+      : store_(store),
+        options_(options),
+        rng_(std::random_device{}()),
+        builders_(measure::RunnerChildConfig(measure::MeasureOptions{}), 0, options.build_timeout_s) {
     reaper_ = std::thread([this] { ReaperLoop(); });
   }
   ~DispatcherImpl() override { Shutdown(); }
@@ -389,7 +393,7 @@ class DispatcherImpl : public Dispatcher {
       if (w == workers_.end()) return;
       device = w->second.device;
     }
-    std::vector<RemoteBuildResult> built = BuildForDevice(device, workloads_, tasks);
+    std::vector<RemoteBuildResult> built = BuildForDevice(device, workloads_, builders_, tasks);
     v1::ReportRequest failures;
     failures.set_worker_id(worker_id);
     failures.set_lease_id(response->lease_id());
@@ -423,6 +427,7 @@ class DispatcherImpl : public Dispatcher {
   std::map<std::string, int> outstanding_;        // per job
   DeviceQueues queues_;
   WorkloadCache workloads_;
+  measure::BuilderPool builders_;  // for runner-only workers; one lease's builds at a time
   std::thread reaper_;
 };
 

@@ -32,6 +32,10 @@ struct DispatcherOptions {
   // Lease deadline: per task (its timeout plus build time) times tasks, plus this.
   int lease_slack_ms = 30000;
   int reaper_period_ms = 200;
+  // Builds for runner-only workers run in builder processes (tuneforge-runner
+  // next to the server binary, or $TUNEFORGE_RUNNER); a compile that takes
+  // longer is that task's compile_error.
+  double build_timeout_s = 60;
 };
 
 // Receives every stored result (after commit), in report order.

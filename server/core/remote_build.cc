@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/codegen/target.h"
 #include "common/schedule/schedule_proto.h"
+#include "worker/measure/build_service.h"
 #include "worker/measure/builder.h"
 
 namespace tuneforge::server {
@@ -30,11 +31,15 @@ void ToProto(const measure::BuiltKernel& k, v1::BuiltKernel* out) {
 }  // namespace
 
 std::vector<RemoteBuildResult> BuildForDevice(const v1::DeviceInfo& device, WorkloadCache& workloads,
+                                              measure::BuilderPool& builders,
                                               std::vector<v1::MeasureTask*>& tasks) {
   codegen::Target target = DeviceTarget(device);
   std::vector<RemoteBuildResult> results(tasks.size());
-  std::vector<te::ComputeDagPtr> dags(tasks.size());
-  std::vector<std::vector<schedule::Step>> steps(tasks.size());
+  // Every candidate, then one reference per workload: one pass over the
+  // builder processes.
+  std::vector<measure::BuildRequest> requests;
+  std::vector<int> request_of(tasks.size(), -1);
+  absl::flat_hash_map<std::string, int> reference_request;
   for (size_t i = 0; i < tasks.size(); ++i) {
     absl::StatusOr<te::Workload> w = workloads.Get(tasks[i]->workload_key(), tasks[i]->workload());
     absl::StatusOr<schedule::Schedule> s = schedule::ScheduleFromProto(tasks[i]->schedule());
@@ -42,34 +47,38 @@ std::vector<RemoteBuildResult> BuildForDevice(const v1::DeviceInfo& device, Work
       results[i] = {"invalid_schedule", std::string(!w.ok() ? w.status().message() : s.status().message())};
       continue;
     }
-    dags[i] = w->dag;
-    steps[i] = s->steps;
+    const v1::Workload& given = tasks[i]->workload();
+    measure::WorkloadSource source{given.spec(), given.definition(), given.name()};
+    const std::string& key = tasks[i]->workload_key();
+    request_of[i] = static_cast<int>(requests.size());
+    requests.push_back(measure::MakeBuildRequest(source, key, s->steps, target));
+    reference_request.try_emplace(key, -1);  // numbered below, after the candidates
   }
-  // Candidates in parallel; one reference per workload.
-  std::vector<measure::BuiltKernel> built = measure::BuildParallel(
-      static_cast<int>(tasks.size()), 0, [&](int i) -> measure::BuiltKernel {
-        if (!dags[i]) return {};
-        return measure::BuildSchedule(dags[i], steps[i], target);
-      });
-  absl::flat_hash_map<std::string, measure::BuiltKernel> references;
+  std::vector<std::string> reference_keys;
   for (size_t i = 0; i < tasks.size(); ++i) {
-    if (!dags[i]) continue;
-    const measure::BuiltKernel& k = built[i];
+    if (request_of[i] < 0) continue;
+    const std::string& key = tasks[i]->workload_key();
+    if (reference_request[key] >= 0) continue;
+    reference_request[key] = static_cast<int>(requests.size());
+    const v1::Workload& given = tasks[i]->workload();
+    requests.push_back(measure::MakeBuildRequest({given.spec(), given.definition(), given.name()}, key, {}, target));
+  }
+  std::vector<measure::BuiltKernel> built = builders.Build(requests);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (request_of[i] < 0) continue;
+    const measure::BuiltKernel& k = built[request_of[i]];
     if (!k.ok()) {
       results[i] = {measure::ErrorKindName(k.error_kind), k.error};
       continue;
     }
-    auto ref = references.find(tasks[i]->workload_key());
-    if (ref == references.end())
-      ref = references.emplace(tasks[i]->workload_key(), measure::BuildReference(dags[i], target)).first;
-    if (!ref->second.ok()) {
+    const measure::BuiltKernel& ref = built[reference_request.at(tasks[i]->workload_key())];
+    if (!ref.ok()) {
       results[i] = {"compile_error",
-                    absl::StrCat("building the reference for ", device.device_key(), " failed: ",
-                                 ref->second.error)};
+                    absl::StrCat("building the reference for ", device.device_key(), " failed: ", ref.error)};
       continue;
     }
     ToProto(k, tasks[i]->mutable_candidate());
-    ToProto(ref->second, tasks[i]->mutable_reference());
+    ToProto(ref, tasks[i]->mutable_reference());
   }
   return results;
 }

@@ -7,6 +7,7 @@
 
 #include "proto/tuneforge.pb.h"
 #include "server/core/workload_cache.h"
+#include "worker/measure/builder_pool.h"
 
 namespace tuneforge::server {
 
@@ -17,7 +18,10 @@ struct RemoteBuildResult {
   std::string error_kind;  // "" when built
   std::string error;
 };
+// The builds run in `builders`' processes (a compile that hangs is killed
+// at its deadline and fails only its task).
 std::vector<RemoteBuildResult> BuildForDevice(const v1::DeviceInfo& device, WorkloadCache& workloads,
+                                              measure::BuilderPool& builders,
                                               std::vector<v1::MeasureTask*>& tasks);
 
 }  // namespace tuneforge::server

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 
@@ -80,7 +81,9 @@ TEST(CandidateFailureTest, HangingCandidateCostsOneTimeoutRecord) {
   ExpectWorkerStillMeasures(c, c.worker(*w).id);
 }
 
-// The children of `parent` named tuneforge-runner (the worker's sandbox).
+// The kernel runners among the children of `parent` (the worker's
+// sandbox): tuneforge-runner processes started with --role=runner, not the
+// builder processes (--role=builder) that compile in the same binary.
 std::vector<pid_t> RunnerChildren(pid_t parent) {
   std::vector<pid_t> out;
   DIR* proc = opendir("/proc");
@@ -93,12 +96,16 @@ std::vector<pid_t> RunnerChildren(pid_t parent) {
     std::getline(stat, line);
     // pid (comm) state ppid ...
     size_t close = line.rfind(')');
-    if (close == std::string::npos || line.find("(tuneforge-runne") == std::string::npos) continue;
+    if (close == std::string::npos) continue;
     std::istringstream rest(line.substr(close + 2));
     char state;
     pid_t ppid = 0;
     rest >> state >> ppid;
-    if (ppid == parent) out.push_back(pid);
+    if (ppid != parent) continue;
+    std::ifstream cmdline(std::string("/proc/") + e->d_name + "/cmdline");
+    std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    if (args.find("tuneforge-runner") != std::string::npos && args.find("--role=runner") != std::string::npos)
+      out.push_back(pid);
   }
   closedir(proc);
   return out;
@@ -156,7 +163,9 @@ TEST(CandidateFailureTest, CrashingCandidateCostsOneRuntimeCrashRecord) {
   absl::StatusOr<std::vector<v1::Record>> records = c.JobRecords(job->id());
   ASSERT_TRUE(records.ok()) << records.status();
   ASSERT_EQ(records->size(), 3u);
-  EXPECT_EQ(CountErrorKind(*records, "runtime_crash"), 1);
+  std::string kinds;
+  for (const v1::Record& r : *records) kinds += r.error_kind() + " (" + r.error() + "); ";
+  EXPECT_EQ(CountErrorKind(*records, "runtime_crash"), 1) << kinds;
   for (const v1::Record& r : *records)
     if (r.error_kind() == "runtime_crash") EXPECT_THAT(r.error(), ::testing::HasSubstr("SIGSEGV"));
   EXPECT_TRUE(c.worker(*w).process->Running());

@@ -59,6 +59,43 @@ TEST(ProtocolTest, RequestRoundTrips) {
   EXPECT_EQ(r->threads, 3);
 }
 
+TEST(ProtocolTest, BuildRequestAndReplyRoundTrip) {
+  BuildRequest in;
+  in.definition = "input A: float32[4]\nB[i: 4] = A[i] * 2.0\n";
+  in.name = "twice";
+  in.workload_key = "0123456789abcdef";
+  in.schedule_json = R"({"version":1,"steps":[]})";
+  in.target = "x86_64-pc-linux-gnu:cpu=znver3:cores=2";
+  in.l1_bytes = 32768;
+  in.l2_bytes = 1 << 20;
+  in.l3_bytes = 32 << 20;
+  Message out = RoundTrip(in);
+  const auto* r = std::get_if<BuildRequest>(&out);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->spec, "");
+  EXPECT_EQ(r->definition, in.definition);
+  EXPECT_EQ(r->name, "twice");
+  EXPECT_EQ(r->workload_key, in.workload_key);
+  EXPECT_EQ(r->schedule_json, in.schedule_json);
+  EXPECT_EQ(r->target, in.target);
+  EXPECT_EQ(r->l1_bytes, 32768);
+  EXPECT_EQ(r->l2_bytes, 1 << 20);
+  EXPECT_EQ(r->l3_bytes, 32 << 20);
+
+  BuildReply reply;
+  reply.error_kind = MeasureErrorKind::kCompileError;
+  reply.error = "LLVM said no";
+  reply.object = KernelBlob{"kernel", "x86_64-pc-linux-gnu", std::string("\0elf", 4)};
+  reply.args = {ArgSpec{"A", te::DType::Float32(), {4}, false}};
+  Message back = RoundTrip(reply);
+  const auto* b = std::get_if<BuildReply>(&back);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->error_kind, MeasureErrorKind::kCompileError);
+  EXPECT_EQ(b->error, "LLVM said no");
+  EXPECT_EQ(b->object.object, reply.object.object);
+  EXPECT_EQ(b->args, reply.args);
+}
+
 TEST(ProtocolTest, ReplyHelloAndPhaseRoundTrip) {
   RunReply in;
   in.error_kind = MeasureErrorKind::kWrongAnswer;

@@ -162,6 +162,31 @@ TEST(AgentTest, AKernelThatTimesOutCostsOnlyItsTask) {
   EXPECT_EQ(run.agent().counters().registrations, 1);
 }
 
+TEST(AgentTest, ACompilePastTheBuildTimeoutCostsOnlyItsTask) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  // i and k unrolled around a 1024-lane vector: over a second of LLVM time.
+  const std::string slow = "matmul:M=8,N=1024,K=1000";
+  std::vector<schedule::Step> slow_steps = {
+      schedule::AnnotationStep{2, 0, schedule::IterAnnotation::kUnroll},
+      schedule::AnnotationStep{2, 1, schedule::IterAnnotation::kVectorize},
+      schedule::AnnotationStep{2, 2, schedule::IterAnnotation::kUnroll}};
+  server->AddTasks({MakeTask("t-slow-build", slow, slow_steps),
+                    MakeTask("t-fine", kMatmul, TiledMatmulSteps(kMatmul))});
+  WorkerOptions options = AgentOptions(server->address(), server->token());
+  options.build_timeout_s = 0.2;
+  options.build_jobs = 1;  // both in one builder process: the second follows the killed one
+  RunningAgent run(options);
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 2); },
+                                absl::Seconds(120)));
+  ServerState s = server->Snapshot();
+  const v1::MeasureResult& failed = s.results["t-slow-build"];
+  EXPECT_EQ(failed.error_kind(), "compile_error") << failed.error();
+  EXPECT_THAT(failed.error(), HasSubstr("did not finish within 0.2 s"));
+  ExpectMeasuredFine(s.results["t-fine"], 2);
+  EXPECT_EQ(run.agent().counters().registrations, 1);
+}
+
 TEST(AgentTest, ServerRestartMeansReconnectReRegisterAndOneAcknowledgedReport) {
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);

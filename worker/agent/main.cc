@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/numbers.h"
 #include "common/rpc/auth.h"
 #include "worker/agent/worker_agent.h"
 
@@ -58,6 +59,12 @@ int main(int argc, char** argv) {
                "never compile: run the objects the server builds for this device");
   app.add_option("--build-jobs", options.build_jobs, "parallel compiles (default: all cores)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--build-timeout", options.build_timeout_s,
+                 "seconds a candidate's compile may take before it is a compile_error (default 60)")
+      ->check([](const std::string& text) -> std::string {
+        double v = 0;
+        return absl::SimpleAtod(text, &v) && v > 0 ? "" : "must be a positive number of seconds, e.g. 60";
+      });
   app.add_option("--max-tasks", options.max_tasks_per_lease, "tasks per lease (1..256)")
       ->check(CLI::Range(1, 256));
   app.add_flag("--verbose", options.verbose, "a line per lease and per report");

@@ -23,14 +23,6 @@ v1::MeasureResult ErrorResult(const std::string& task_id, MeasureErrorKind kind,
   return r;
 }
 
-// A build skipped because the worker is stopping; never reported.
-measure::BuiltKernel Skipped() {
-  measure::BuiltKernel k;
-  k.error_kind = MeasureErrorKind::kRunnerError;
-  k.error = "skipped: the worker is stopping";
-  return k;
-}
-
 measure::BuiltKernel Shipped(const v1::BuiltKernel& kernel, const te::ComputeDag& dag) {
   measure::BuiltKernel k;
   k.object.symbol = kernel.symbol();
@@ -43,6 +35,7 @@ measure::BuiltKernel Shipped(const v1::BuiltKernel& kernel, const te::ComputeDag
 }  // namespace
 
 struct TaskExecutor::Prepared {
+  measure::WorkloadSource source;  // as the task gave it, for the builder processes
   std::shared_ptr<const te::Workload> workload;
   std::vector<schedule::Step> steps;
   std::optional<v1::MeasureResult> settled;  // failed before anything was timed
@@ -63,6 +56,9 @@ v1::MeasureResult ResultToProto(const std::string& task_id, const measure::Measu
 }
 
 absl::StatusOr<std::unique_ptr<TaskExecutor>> TaskExecutor::Create(ExecutorOptions options) {
+  if (!(options.build_timeout_s > 0))
+    return absl::InvalidArgumentError(absl::StrCat("build timeout ", options.build_timeout_s,
+                                                   " s: it must be positive seconds"));
   std::unique_ptr<TaskExecutor> executor(
       new TaskExecutor(std::move(options), codegen::Target::Host()));
   // Finds the runner binary now, so a worker without one fails at start.
@@ -72,7 +68,14 @@ absl::StatusOr<std::unique_ptr<TaskExecutor>> TaskExecutor::Create(ExecutorOptio
 }
 
 TaskExecutor::TaskExecutor(ExecutorOptions options, codegen::Target host)
-    : options_(std::move(options)), host_(host), measurers_(host, options_.runner_path) {}
+    : options_(std::move(options)), host_(host), measurers_(host, options_.runner_path) {
+  if (!options_.runner_only) {
+    measure::MeasureOptions runner;
+    runner.runner_path = options_.runner_path;
+    builders_ = std::make_unique<measure::BuilderPool>(measure::RunnerChildConfig(runner),
+                                                       options_.build_jobs, options_.build_timeout_s);
+  }
+}
 
 TaskExecutor::~TaskExecutor() = default;
 
@@ -95,6 +98,7 @@ void TaskExecutor::Prepare(const v1::MeasureTask& task, Prepared& out) {
     return;
   }
   out.workload = *workload;
+  out.source = {task.workload().spec(), task.workload().definition(), task.workload().name()};
   const std::string key = out.workload->dag->workload_key();
   if (key != task.workload_key()) {
     out.settled = ErrorResult(
@@ -139,29 +143,27 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
   // One reference per workload not built before, then every candidate: all
   // in one parallel pass.
   absl::flat_hash_map<std::string, std::shared_ptr<const measure::BuiltKernel>> references;
-  std::vector<te::ComputeDagPtr> to_build;
+  std::vector<measure::BuildRequest> requests;  // references not built before, then candidates
+  std::vector<std::string> reference_keys;
   std::vector<size_t> candidates;
   for (size_t i = 0; i < prepared.size(); ++i) {
     if (prepared[i].settled) continue;
     candidates.push_back(i);
-    const te::ComputeDagPtr& dag = prepared[i].workload->dag;
-    std::string key = dag->workload_key();
+    std::string key = prepared[i].workload->dag->workload_key();
     if (references.contains(key)) continue;
     auto cached = references_.find(key);
     references[key] = cached != references_.end() ? cached->second : nullptr;
-    if (cached == references_.end()) to_build.push_back(dag);
+    if (cached != references_.end()) continue;
+    reference_keys.push_back(key);
+    requests.push_back(measure::MakeBuildRequest(prepared[i].source, key, {}, host_));
   }
-  const int num_references = static_cast<int>(to_build.size());
-  const int total = num_references + static_cast<int>(candidates.size());
-  std::vector<measure::BuiltKernel> built =
-      measure::BuildParallel(total, options_.build_jobs, [&](int j) {
-        if (stop()) return Skipped();
-        if (j < num_references) return measure::BuildReference(to_build[j], host_);
-        const Prepared& p = prepared[candidates[j - num_references]];
-        return measure::BuildSchedule(p.workload->dag, p.steps, host_);
-      });
+  const int num_references = static_cast<int>(reference_keys.size());
+  for (size_t i : candidates)
+    requests.push_back(measure::MakeBuildRequest(prepared[i].source, prepared[i].workload->dag->workload_key(),
+                                                 prepared[i].steps, host_));
+  std::vector<measure::BuiltKernel> built = builders_->Build(requests, stop);
   for (int j = 0; j < num_references; ++j) {
-    const std::string key = to_build[j]->workload_key();
+    const std::string& key = reference_keys[j];
     auto kernel = std::make_shared<const measure::BuiltKernel>(std::move(built[j]));
     references[key] = kernel;
     // A reference that failed or was skipped is not kept: the next lease

@@ -4,7 +4,8 @@
 //                against the task's: a mismatch means the server and the
 //                worker disagree on the computation, so nothing is timed
 //   build mode:  references (one per workload, cached) and candidates
-//                compiled in parallel (build_jobs threads)
+//                compiled in parallel in build_jobs builder processes,
+//                each build under build_timeout_s (builder_pool.h)
 //   runner-only: the candidate and reference objects the server shipped,
 //                with the kernel arguments taken from the parsed DAG
 //   then:        each task timed alone, in task order, in the sandboxed
@@ -26,6 +27,8 @@
 #include "worker/agent/measurer_pool.h"
 #include "worker/agent/workload_cache.h"
 #include "worker/measure/builder.h"
+#include "worker/measure/build_service.h"
+#include "worker/measure/builder_pool.h"
 
 namespace tuneforge::worker {
 
@@ -35,6 +38,9 @@ struct ExecutorOptions {
   bool runner_only = false;  // never compile: use the objects in the tasks
   int build_jobs = 0;        // parallel compiles; 0: all cores
   std::string runner_path;   // see measure::MeasureOptions::runner_path
+  // A candidate whose compile takes longer is a compile_error (its builder
+  // process is killed): one pathological program must not hold the worker.
+  double build_timeout_s = 60;
 };
 
 class TaskExecutor {
@@ -61,6 +67,7 @@ class TaskExecutor {
   codegen::Target host_;
   WorkloadCache workloads_;
   MeasurerPool measurers_;
+  std::unique_ptr<measure::BuilderPool> builders_;  // null when runner-only
   // Built references by workload key (build mode); cleared when full.
   absl::flat_hash_map<std::string, std::shared_ptr<const measure::BuiltKernel>> references_;
 };

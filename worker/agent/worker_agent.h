@@ -38,6 +38,7 @@ struct WorkerOptions {
   std::string device_key;                  // empty: probed (codegen::Target::device_key())
   bool runner_only = false;  // never compiles: measures objects the server built for it
   int build_jobs = 0;        // parallel compiles (0: all cores)
+  double build_timeout_s = 60;  // a longer compile is that candidate's compile_error
   int max_tasks_per_lease = 8;  // 1..256
   int lease_wait_ms = 2000;     // how long the server may hold a Lease when it has no work
   std::string runner_path;      // tuneforge-runner; empty: $TUNEFORGE_RUNNER, else next to

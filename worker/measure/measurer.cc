@@ -41,6 +41,11 @@ std::string ResolveRunnerPath(const MeasureOptions& options) {
   return dir + "/tuneforge-runner";
 }
 
+ChildConfig RunnerChildConfig(const MeasureOptions& options) {
+  return ChildConfig{ResolveRunnerPath(options),
+                     options.memory_limit_mb > 0 ? options.memory_limit_mb << 20 : DefaultMemoryLimitBytes()};
+}
+
 absl::StatusOr<std::unique_ptr<Measurer>> Measurer::Create(codegen::Target target,
                                                            MeasureOptions options) {
   if (!target.is_host)
@@ -53,14 +58,11 @@ absl::StatusOr<std::unique_ptr<Measurer>> Measurer::Create(codegen::Target targe
     return absl::InvalidArgumentError(absl::StrCat(
         "measure options: repeat (", options.repeat, ") and number (", options.number,
         ") must be >= 1, min_repeat_ms (", options.min_repeat_ms, ") >= 0 and the timeouts > 0"));
-  RunnerConfig runner;
-  runner.path = ResolveRunnerPath(options);
+  RunnerConfig runner = RunnerChildConfig(options);
   if (access(runner.path.c_str(), X_OK) != 0)
     return absl::NotFoundError(absl::StrCat("runner binary '", runner.path,
                                             "' not found or not executable; build the "
                                             "tuneforge-runner target or set TUNEFORGE_RUNNER"));
-  runner.memory_limit_bytes =
-      options.memory_limit_mb > 0 ? options.memory_limit_mb << 20 : DefaultMemoryLimitBytes();
   return std::unique_ptr<Measurer>(
       new Measurer(std::move(target), std::move(options), std::move(runner)));
 }

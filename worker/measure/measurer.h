@@ -69,5 +69,8 @@ class Measurer {
 
 // The runner binary Create would use for `options` (see MeasureOptions).
 std::string ResolveRunnerPath(const MeasureOptions& options);
+// The runner binary and memory limit of a child started for `options`
+// (runners and the builder processes of a BuilderPool alike).
+ChildConfig RunnerChildConfig(const MeasureOptions& options);
 
 }  // namespace tuneforge::measure

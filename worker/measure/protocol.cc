@@ -112,6 +112,8 @@ MessageType TypeOf(const Message& m) {
                         [](const RunRequest&) { return MessageType::kRunRequest; },
                         [](const PhaseMessage&) { return MessageType::kPhase; },
                         [](const RunReply&) { return MessageType::kRunReply; },
+                        [](const BuildRequest&) { return MessageType::kBuildRequest; },
+                        [](const BuildReply&) { return MessageType::kBuildReply; },
                     },
                     m);
 }
@@ -148,6 +150,24 @@ void EncodePayload(const Message& message, Writer& w) {
                    for (double s : m.repeat_seconds) w.Raw(s);
                    w.Raw(m.median_seconds);
                    w.Raw(m.timed_ms);
+                 },
+                 [&](const BuildRequest& m) {
+                   w.Str(m.spec);
+                   w.Str(m.definition);
+                   w.Str(m.name);
+                   w.Str(m.workload_key);
+                   w.Str(m.schedule_json);
+                   w.Str(m.target);
+                   w.Raw(m.l1_bytes);
+                   w.Raw(m.l2_bytes);
+                   w.Raw(m.l3_bytes);
+                 },
+                 [&](const BuildReply& m) {
+                   w.Raw(static_cast<uint8_t>(m.error_kind));
+                   w.Str(m.error);
+                   w.Blob(m.object);
+                   w.Raw(static_cast<uint32_t>(m.args.size()));
+                   for (const ArgSpec& a : m.args) w.Arg(a);
                  },
              },
              message);
@@ -220,6 +240,30 @@ absl::StatusOr<Message> DecodePayload(uint8_t type, std::string_view payload) {
       for (uint32_t i = 0; i < n; ++i) m.repeat_seconds.push_back(r.Raw<double>());
       m.median_seconds = r.Raw<double>();
       m.timed_ms = r.Raw<double>();
+      out = std::move(m);
+      break;
+    }
+    case MessageType::kBuildRequest: {
+      BuildRequest m;
+      m.spec = r.Str();
+      m.definition = r.Str();
+      m.name = r.Str();
+      m.workload_key = r.Str();
+      m.schedule_json = r.Str();
+      m.target = r.Str();
+      m.l1_bytes = r.Raw<int64_t>();
+      m.l2_bytes = r.Raw<int64_t>();
+      m.l3_bytes = r.Raw<int64_t>();
+      out = std::move(m);
+      break;
+    }
+    case MessageType::kBuildReply: {
+      BuildReply m;
+      m.error_kind = r.Kind();
+      m.error = r.Str();
+      m.object = r.Blob();
+      uint32_t n = r.Count(4);
+      for (uint32_t i = 0; i < n; ++i) m.args.push_back(r.Arg());
       out = std::move(m);
       break;
     }

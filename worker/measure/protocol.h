@@ -13,6 +13,8 @@
 //             runner -> Phase(kCandidate)
 //             runner -> RunReply
 //             ... more requests; the runner exits when its input closes.
+// A builder session (the same binary, builder_process.h) is Hello, then
+// BuildRequest -> BuildReply pairs.
 // The Phase messages let the parent tell a crash or hang of the reference
 // from one of the candidate, and give each its own deadline.
 #pragma once
@@ -34,7 +36,14 @@ namespace tuneforge::measure {
 inline constexpr uint32_t kProtocolVersion = 1;
 inline constexpr uint32_t kMaxFrameBytes = 1u << 30;
 
-enum class MessageType : uint8_t { kHello = 1, kRunRequest = 2, kPhase = 3, kRunReply = 4 };
+enum class MessageType : uint8_t {
+  kHello = 1,
+  kRunRequest = 2,
+  kPhase = 3,
+  kRunReply = 4,
+  kBuildRequest = 5,
+  kBuildReply = 6,
+};
 
 struct HelloMessage {
   uint32_t version = kProtocolVersion;
@@ -81,7 +90,27 @@ struct RunReply {
   double timed_ms = 0;  // inside timed kernel runs, calibration included
 };
 
-using Message = std::variant<HelloMessage, RunRequest, PhaseMessage, RunReply>;
+// Compile one schedule of a workload in a builder process: the workload as
+// the user gave it (the child rebuilds the DAG and checks its key), the
+// steps as schedule JSON ("" builds the unscheduled reference), the target.
+struct BuildRequest {
+  std::string spec;        // "matmul:M=..."; empty when `definition` is set
+  std::string definition;  // compute-definition text
+  std::string name;        // the definition's name
+  std::string workload_key;
+  std::string schedule_json;
+  std::string target;  // codegen::Target::ToString()
+  int64_t l1_bytes = 0, l2_bytes = 0, l3_bytes = 0;  // not in the target string
+};
+
+struct BuildReply {
+  MeasureErrorKind error_kind = MeasureErrorKind::kNone;
+  std::string error;
+  KernelBlob object;
+  std::vector<ArgSpec> args;
+};
+
+using Message = std::variant<HelloMessage, RunRequest, PhaseMessage, RunReply, BuildRequest, BuildReply>;
 
 // The whole frame (length, type, payload).
 std::string EncodeFrame(const Message& message);

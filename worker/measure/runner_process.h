@@ -9,20 +9,16 @@
 #include <cstdint>
 #include <string>
 
-#include "absl/status/status.h"
+#include "worker/measure/child_process.h"
 #include "worker/measure/protocol.h"
 
 namespace tuneforge::measure {
 
-struct RunnerConfig {
-  std::string path;                // the tuneforge-runner binary
-  int64_t memory_limit_bytes = 0;  // RLIMIT_AS / RLIMIT_DATA of the child; 0: none
-};
+using RunnerConfig = ChildConfig;
 
 class RunnerProcess {
  public:
-  explicit RunnerProcess(RunnerConfig config) : config_(std::move(config)) {}
-  ~RunnerProcess();
+  explicit RunnerProcess(RunnerConfig config) : child_(std::move(config)) {}
   RunnerProcess(const RunnerProcess&) = delete;
   RunnerProcess& operator=(const RunnerProcess&) = delete;
 
@@ -30,30 +26,19 @@ class RunnerProcess {
   // the reference computation when the runner reports it runs one.
   RunReply Run(const RunRequest& request, double timeout_s, double reference_timeout_s);
 
-  int starts() const { return starts_; }  // child processes started so far
-  pid_t pid() const { return pid_; }      // the live child, or -1
+  int starts() const { return child_.starts(); }  // child processes started so far
+  pid_t pid() const { return child_.pid(); }      // the live child, or -1
 
  private:
-  absl::Status Start();
   // Reads phases and the reply under the deadlines; kills the child on a
   // deadline. `died_before_kernel`: the child closed its pipe before
   // reporting any phase.
   RunReply AwaitReply(double timeout_s, double reference_timeout_s, bool* died_before_kernel);
-  // Ends the child (SIGKILL unless it already exited) and returns its wait
-  // status; closes the pipes.
-  int Stop();
   // The reply for a child that closed its pipe: how it ended, and whether a
   // kernel (`started`) and which one was running.
   RunReply ChildDied(bool started, bool in_reference);
 
-  RunnerConfig config_;
-  pid_t pid_ = -1;
-  int to_child_ = -1;
-  int from_child_ = -1;
-  int starts_ = 0;
+  ChildProcess child_;
 };
-
-// "SIGSEGV (segmentation fault)"; "signal 42" for others.
-std::string SignalName(int sig);
 
 }  // namespace tuneforge::measure

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/codegen/compiler.h"
 #include "common/runtime/parallel.h"
+#include "worker/measure/build_service.h"
 #include "worker/measure/protocol.h"
 #include "worker/measure/timing.h"
 #include "worker/measure/workload_buffers.h"
@@ -218,7 +219,7 @@ class RunnerService {
 
 }  // namespace
 
-int ServeRunner(int in_fd, int out_fd) {
+int ServeRunner(int in_fd, int out_fd, bool builder) {
   RestoreDefaultCrashSignals();
   if (!WriteMessage(out_fd, HelloMessage{kProtocolVersion, static_cast<int32_t>(getpid())}).ok())
     return 0;
@@ -226,10 +227,22 @@ int ServeRunner(int in_fd, int out_fd) {
   for (;;) {
     absl::StatusOr<Message> message = ReadMessage(in_fd, std::nullopt);
     if (!message.ok()) return absl::IsUnavailable(message.status()) ? 0 : 2;
-    const auto* request = std::get_if<RunRequest>(&*message);
-    if (request == nullptr) return 2;
-    RunReply reply = service.Handle(*request);
-    if (!WriteMessage(out_fd, reply).ok()) return 0;
+    absl::Status written;
+    if (const auto* run = std::get_if<RunRequest>(&*message); run && !builder) {
+      written = WriteMessage(out_fd, service.Handle(*run));
+    } else if (const auto* build = std::get_if<BuildRequest>(&*message); build && builder) {
+      BuildReply reply;
+      try {
+        reply = ServeBuild(*build);
+      } catch (const std::exception& e) {  // a bug in lowering or codegen costs this build only
+        reply.error_kind = MeasureErrorKind::kCompileError;
+        reply.error = absl::StrCat("build failed: ", e.what());
+      }
+      written = WriteMessage(out_fd, reply);
+    } else {
+      return 2;
+    }
+    if (!written.ok()) return 0;
   }
 }
 

@@ -1,6 +1,9 @@
 // tuneforge-runner: the child process a Measurer starts to run kernels in
-// isolation (worker/measure/runner_service.h). Not meant to be run by hand:
+// isolation, and a BuilderPool to compile in (worker/measure/runner_service.h).
+// Not meant to be run by hand:
 //   tuneforge-runner --in-fd=N --out-fd=N [--memory-limit-bytes=N] [--parent-pid=N]
+//                    [--role=runner|builder]
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -38,8 +41,13 @@ void WatchParent(pid_t parent) {
 
 int main(int argc, char** argv) {
   long long in_fd = -1, out_fd = -1, memory_limit = 0, parent = 0;
+  bool builder = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
+    if (a == "--role=builder" || a == "--role=runner") {
+      builder = a == "--role=builder";
+      continue;
+    }
     if (!ParseFlag(a, "--in-fd=", &in_fd) && !ParseFlag(a, "--out-fd=", &out_fd) &&
         !ParseFlag(a, "--memory-limit-bytes=", &memory_limit) &&
         !ParseFlag(a, "--parent-pid=", &parent)) {
@@ -62,5 +70,8 @@ int main(int argc, char** argv) {
     setrlimit(RLIMIT_DATA, &limit);
   }
   if (parent > 0) WatchParent(static_cast<pid_t>(parent));
-  return tuneforge::measure::ServeRunner(static_cast<int>(in_fd), static_cast<int>(out_fd));
+  // Named apart from the kernel runners in ps (and in tests that look for a
+  // busy runner).
+  if (builder) prctl(PR_SET_NAME, "tf-builder");
+  return tuneforge::measure::ServeRunner(static_cast<int>(in_fd), static_cast<int>(out_fd), builder);
 }
