@@ -1,5 +1,9 @@
 #include "common/schedule/state.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+
 #include "common/schedule/bound.h"
 #include "common/schedule/steps/apply_step.h"
 
@@ -40,8 +44,60 @@ State::State(te::ComputeDagPtr dag) : original_dag_(dag), dag_(std::move(dag)) {
   for (const te::Tensor& op : dag_->ops()) stages_.push_back(MakeInitialStage(op));
 }
 
+namespace {
+
+bool RewritesDag(const Step& step) {
+  return std::holds_alternative<CacheWriteStep>(step) || std::holds_alternative<CacheReadStep>(step) ||
+         std::holds_alternative<RfactorStep>(step);
+}
+
+// The programs of one sketch all start with the same DAG-rewriting steps
+// (cache_write, cache_read, rfactor), and rebuilding the DAG for them is a
+// large part of a replay, which the search does thousands of times a round.
+// The state after such a leading run is kept, a few per thread.
+class LeadingRewrites {
+ public:
+  // The state after steps[0, lead) of `dag`, replayed now or kept from before.
+  absl::StatusOr<State> After(const te::ComputeDagPtr& dag, std::span<const Step> lead) {
+    std::string key;
+    for (const Step& step : lead) key += StepToString(step) + "\n";
+    for (Entry& e : entries_)
+      if (e.dag == dag.get() && e.key == key) {
+        e.last_use = ++clock_;
+        return *e.state;
+      }
+    absl::StatusOr<State> state = State::ReplayFrom(State(dag), lead);
+    if (!state.ok()) return state;
+    Entry* slot = entries_.size() < kEntries ? &entries_.emplace_back() : nullptr;
+    if (!slot)
+      slot = &*std::min_element(entries_.begin(), entries_.end(),
+                                [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; });
+    *slot = Entry{dag.get(), std::move(key), *state, ++clock_};
+    return state;
+  }
+
+ private:
+  static constexpr size_t kEntries = 16;  // a workload has a handful of sketches
+  struct Entry {
+    const te::ComputeDag* dag = nullptr;  // kept alive by `state`
+    std::string key;
+    std::optional<State> state;
+    uint64_t last_use = 0;
+  };
+  std::vector<Entry> entries_;
+  uint64_t clock_ = 0;
+};
+
+}  // namespace
+
 absl::StatusOr<State> State::Replay(te::ComputeDagPtr dag, const std::vector<Step>& steps) {
-  return ReplayFrom(State(std::move(dag)), steps);
+  size_t lead = 0;
+  while (lead < steps.size() && RewritesDag(steps[lead])) ++lead;
+  if (lead == 0) return ReplayFrom(State(std::move(dag)), steps);
+  thread_local LeadingRewrites cache;
+  absl::StatusOr<State> prefix = cache.After(dag, std::span<const Step>(steps).first(lead));
+  if (!prefix.ok()) return prefix.status();
+  return ReplayFrom(*std::move(prefix), std::span<const Step>(steps).subspan(lead));
 }
 
 absl::StatusOr<State> State::ReplayFrom(State state, std::span<const Step> steps) {
@@ -66,14 +122,32 @@ absl::Status State::ApplyInPlace(const Step& step) {
   if (!applied.ok()) return applied;
   steps_.push_back(step);
   hash_ = 0;
-  // Annotations, pragmas and storage alignment change no loop and no
-  // placement, and bound inference reads none of them: it is skipped after
-  // them (replay is the search's inner loop).
-  if (std::holds_alternative<AnnotationStep>(step) || std::holds_alternative<PragmaStep>(step) ||
-      std::holds_alternative<StorageAlignStep>(step))
-    return absl::OkStatus();
+  if (!BoundsMayChange(step)) return absl::OkStatus();
   if (absl::Status bound = InferBound(this); !bound.ok()) return ctx.Error(bound.message());
   return absl::OkStatus();
+}
+
+bool State::BoundsMayChange(const Step& step) const {
+  // Annotations, pragmas and storage alignment change no loop and no
+  // placement, and bound inference reads none of them.
+  if (std::holds_alternative<AnnotationStep>(step) || std::holds_alternative<PragmaStep>(step) ||
+      std::holds_alternative<StorageAlignStep>(step))
+    return false;
+  // A split, follow split, reorder or fuse changes only its own stage's
+  // loops (with the extents bound inference would give them). Those loops
+  // bound other stages only when some stage is computed inside them, or
+  // when one of the stage's producers is computed somewhere else than at
+  // root (its region follows this stage's loops; an inlined producer passes
+  // its own producers' regions on).
+  if (!std::holds_alternative<SplitStep>(step) && !std::holds_alternative<FollowSplitStep>(step) &&
+      !std::holds_alternative<ReorderStep>(step) && !std::holds_alternative<FuseStep>(step))
+    return true;
+  const int s = StepStage(step);
+  for (const Stage& other : stages_)
+    if (const auto* at = std::get_if<ComputeAtIter>(&other.location); at && at->target_stage == s) return true;
+  for (int producer : dag_->analysis(s).producers)
+    if (!std::holds_alternative<ComputeRoot>(stages_[producer].location)) return true;
+  return false;
 }
 
 int State::StageIndex(const std::string& name) const {

@@ -131,6 +131,9 @@ class State {
  private:
   // Apply without the copy that keeps *this unchanged on error (Replay).
   absl::Status ApplyInPlace(const Step& step);
+  // False when bound inference after `step` (just applied) could change
+  // nothing: it is skipped then (replay is the search's inner loop).
+  bool BoundsMayChange(const Step& step) const;
 
   te::ComputeDagPtr original_dag_;
   te::ComputeDagPtr dag_;

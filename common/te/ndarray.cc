@@ -1,5 +1,7 @@
 #include "common/te/ndarray.h"
 
+#include <sys/mman.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -68,7 +70,15 @@ absl::StatusOr<NDArray> NDArray::Empty(DType dtype, std::vector<int64_t> shape) 
   a.num_elements_ = n;
   int64_t bytes =
       std::max<int64_t>(kAlignment, (n * dtype.bytes() + kAlignment - 1) / kAlignment * kAlignment);
-  void* p = std::aligned_alloc(kAlignment, static_cast<size_t>(bytes));
+  constexpr int64_t kHuge = 2 << 20;
+  void* p = nullptr;
+  if (bytes >= kHuge) {
+    bytes = (bytes + kHuge - 1) / kHuge * kHuge;
+    p = std::aligned_alloc(kHuge, static_cast<size_t>(bytes));
+    if (p) madvise(p, static_cast<size_t>(bytes), MADV_HUGEPAGE);
+  } else {
+    p = std::aligned_alloc(kAlignment, static_cast<size_t>(bytes));
+  }
   if (p == nullptr)
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate ", bytes, " bytes for a ", ToString(dtype), ShapeToString(a.shape_),

@@ -26,8 +26,13 @@ using Rng = std::mt19937_64;
 absl::StatusOr<schedule::State> FillTileSizes(const schedule::State& sketch, const HardwareParams& hw,
                                               Rng& rng);
 // Stages left at root and untiled (rfactor partials, non-inlinable
-// producers) are computed at root or at a random loop of their consumer.
+// producers, packed copies) are computed at root or at a random loop around
+// their consumer (ComputeAtChoices).
 void ChangeComputeLocations(schedule::State* state, Rng& rng);
+// Where `stage` may be computed: every loop of its single consumer, and the
+// loops enclosing the consumer where it is computed inside another stage,
+// outermost first. Empty when the stage has no single consumer.
+std::vector<schedule::ComputeAtStep> ComputeAtChoices(const schedule::State& state, int stage);
 // The innermost spatial loops of each stage (a random number of them, as
 // long as their extents multiply to at most hw.max_vectorize_extent) are
 // fused and vectorized.

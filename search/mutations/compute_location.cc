@@ -1,6 +1,7 @@
 // Compute-location mutation: a stage placed by annotation (one that was not
 // split: tiled stages keep the place their sketch gave them) moves to
-// another loop of the same consumer.
+// another of its places (annotation's ComputeAtChoices).
+#include "search/annotation/annotation.h"
 #include "search/mutations/mutations.h"
 
 namespace tuneforge::search {
@@ -17,15 +18,15 @@ absl::StatusOr<schedule::State> MutateComputeLocation(const schedule::State& sta
   }
   if (candidates.empty()) return absl::NotFoundError("no compute_at to mutate");
   size_t index = candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
-  schedule::ComputeAtStep at = std::get<schedule::ComputeAtStep>(steps[index]);
+  const schedule::ComputeAtStep at = std::get<schedule::ComputeAtStep>(steps[index]);
   absl::StatusOr<schedule::State> before = Prefix(state, index);
   if (!before.ok()) return before.status();
-  const int n = static_cast<int>(before->stage(at.target_stage).iters.size());
-  if (n < 2) return absl::NotFoundError("the consumer has one loop only");
-  int pick = std::uniform_int_distribution<int>(0, n - 2)(rng);
-  if (pick >= at.target_iter) ++pick;
-  at.target_iter = pick;
-  return ReplaceStepAfter(*before, state, index, at);
+  std::vector<schedule::ComputeAtStep> others;
+  for (const schedule::ComputeAtStep& c : ComputeAtChoices(*before, at.stage))
+    if (c.target_stage != at.target_stage || c.target_iter != at.target_iter) others.push_back(c);
+  if (others.empty()) return absl::NotFoundError("the stage has no other place to go");
+  return ReplaceStepAfter(*before, state, index,
+                          others[std::uniform_int_distribution<size_t>(0, others.size() - 1)(rng)]);
 }
 
 }  // namespace tuneforge::search

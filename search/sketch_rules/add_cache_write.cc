@@ -15,7 +15,8 @@ class AddCacheWriteRule : public SketchRule {
   RuleDecision Check(const schedule::State& state, int stage, const HardwareParams&) const override {
     if (!NeedsMultiLevelTiling(state, stage) || IsInlined(state, stage) ||
         IsTransformed(state, stage) || IsCacheWriteStage(state, stage) ||
-        HasCacheWriteStage(state, stage) || SingleElementwiseConsumer(state, stage) >= 0)
+        HasCacheWriteStage(state, stage) || SingleElementwiseConsumer(state, stage) >= 0 ||
+        ReadsCacheReadStage(state, stage))
       return RuleDecision::kSkip;
     return RuleDecision::kApply;
   }

@@ -23,11 +23,14 @@ std::unique_ptr<SketchRule> MakeMultiLevelTilingWithFusionRule(
 // Give a tiled stage with no element-wise consumer a local cache stage, which
 // then is tiled and fused into the original (now an element-wise copy).
 std::unique_ptr<SketchRule> MakeAddCacheWriteRule();
+// Pack a tiled stage's input that it reads a whole row apart per reduction
+// step (B of a matmul) into a local copy, placed by annotation.
+std::unique_ptr<SketchRule> MakeAddCacheReadRule();
 // Factor a reduction whose spatial extent offers too little parallelism.
 std::unique_ptr<SketchRule> MakeAddRfactorRule();
 
-// Ansor's CPU rules: always-inline, rfactor, cache-write, tiling with
-// fusion, tiling, skip.
+// Ansor's CPU rules: always-inline, rfactor, cache-write, (ours: cache-read
+// packing,) tiling with fusion, tiling, skip.
 std::vector<std::unique_ptr<SketchRule>> DefaultCpuSketchRules();
 
 }  // namespace tuneforge::search

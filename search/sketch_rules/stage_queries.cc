@@ -58,6 +58,17 @@ bool HasCacheWriteStage(const State& state, int stage) {
   return stage > 0 && IsCacheWriteStage(state, stage - 1);
 }
 
+bool IsCacheReadStage(const State& state, int stage) {
+  return stage > 0 && state.stage(stage).op->name == state.stage(stage - 1).op->name + ".local" &&
+         state.dag()->ReadsElementwise(stage, stage - 1);
+}
+
+bool ReadsCacheReadStage(const State& state, int stage) {
+  for (int p : state.dag()->analysis(stage).producers)
+    if (IsCacheReadStage(state, p)) return true;
+  return false;
+}
+
 int64_t SpatialSize(const State& state, int stage) {
   int64_t n = 1;
   for (const te::IterVar& a : state.stage(stage).op->axes) n *= a.extent;

@@ -23,6 +23,10 @@ bool NeedsMultiLevelTiling(const schedule::State& state, int stage);
 // now a copy, is stage + 1), or an original whose cache stage is stage - 1.
 bool IsCacheWriteStage(const schedule::State& state, int stage);
 bool HasCacheWriteStage(const schedule::State& state, int stage);
+// `stage` is a copy "<name>.local" made by cache_read of stage - 1.
+bool IsCacheReadStage(const schedule::State& state, int stage);
+// Some input of `stage` is such a copy (the stage's input was packed).
+bool ReadsCacheReadStage(const schedule::State& state, int stage);
 // Products of the extents of the stage's op's spatial and reduction axes.
 int64_t SpatialSize(const schedule::State& state, int stage);
 int64_t ReductionSize(const schedule::State& state, int stage);

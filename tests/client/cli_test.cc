@@ -102,9 +102,12 @@ TEST(CliShowTest, SketchesListTheRulesAndLoopNests) {
   Result r = RunCli("show matmul:M=512,N=512,K=512 --sketches --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json sketches = Json::parse(r.out)["sketches"];
-  ASSERT_EQ(sketches.size(), 3u);  // cached and fused at two levels, or tiled alone
+  // Cached and fused at two levels, or tiled alone; B packed or not.
+  ASSERT_EQ(sketches.size(), 6u);
   std::string all = sketches.dump();
   EXPECT_THAT(all, HasSubstr("C: add_cache_write"));
+  EXPECT_THAT(all, HasSubstr("C.local: add_cache_read"));
+  EXPECT_THAT(all, HasSubstr("B.local"));  // the packed copy's loop nest
   EXPECT_THAT(all, HasSubstr("C.local: multi_level_tiling_with_fusion"));
   EXPECT_THAT(sketches[0]["loop_nest"].get<std::string>(), HasSubstr("k.1"));  // the split reduction
   Result text = RunCli("show relu:N=1,C=8,H=4,W=4 --sketches");

@@ -1,4 +1,5 @@
 #include "absl/strings/str_join.h"
+#include "common/schedule/node_values.h"
 #include "common/schedule/steps/apply_step.h"
 
 namespace tuneforge::schedule {
@@ -50,6 +51,9 @@ absl::Status SplitIterator(const StepContext& ctx, int stage_index, int iter,
         at && at->target_stage == stage_index && at->target_node == parent)
       at->target_node = rel.children.back();
   edit.relations.push_back(std::move(rel));
+  // The children as bound inference computes them (a length larger than
+  // what is left is clamped), so a replay may skip bound inference here.
+  RecomputeDerivedExtents(&edit);
   return absl::OkStatus();
 }
 

@@ -39,6 +39,7 @@ const std::vector<std::string> kWorkloads = {
     "norm:M=16,N=48",
     "softmax:M=8,N=50",
     "batch_matmul:B=2,M=8,N=12,K=10",
+    "matmul:M=8,N=256,K=12",  // B packed (rows of 1 KB)
 };
 
 bool Replays(const schedule::State& s) {
@@ -107,6 +108,37 @@ TEST(AnnotationTest, SamplesAreParallelVectorizedAndVaried) {
   EXPECT_GT(vectorized, kSamples / 2);
   EXPECT_GT(unrolled, 0);
   EXPECT_GT(distinct.size(), static_cast<size_t>(kSamples * 9 / 10));  // tile sizes really vary
+}
+
+// A packed copy (B.local) is placed at root or inside a loop around its
+// consumer: the cache stage's own loops or, since the cache stage is
+// computed inside C, C's loops around it (a panel shared by several tiles).
+TEST(AnnotationTest, PackedCopiesArePlacedAroundTheirConsumerAtEveryDepth) {
+  Rng rng(5);
+  te::Workload w = MustParse("matmul:M=256,N=256,K=256");
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, TwoCores());
+  ASSERT_TRUE(sketches.ok());
+  std::set<std::string> places;
+  for (const Sketch& sketch : *sketches) {
+    if (sketch.state.StageIndex("B.local") < 0 || sketch.state.StageIndex("C.local") < 0) continue;
+    for (int k = 0; k < 40; ++k) {
+      absl::StatusOr<schedule::State> s = SampleInitState(sketch.state, TwoCores(), rng);
+      ASSERT_TRUE(s.ok()) << s.status();
+      const schedule::Stage& copy = s->stage(s->StageIndex("B.local"));
+      if (const auto* at = std::get_if<schedule::ComputeAtIter>(&copy.location))
+        places.insert(s->stage(at->target_stage).op->name);
+      else
+        places.insert("root");
+      // ComputeAtChoices offers exactly those places.
+      for (const schedule::ComputeAtStep& c : ComputeAtChoices(*s, s->StageIndex("B.local"))) {
+        const std::string& target = s->stage(c.target_stage).op->name;
+        EXPECT_TRUE(target == "C" || target == "C.local") << target;
+      }
+    }
+  }
+  EXPECT_TRUE(places.contains("C.local"));
+  EXPECT_TRUE(places.contains("C"));
+  EXPECT_TRUE(places.contains("root"));
 }
 
 // A vectorized loop fused from several loops is at most one register wide:

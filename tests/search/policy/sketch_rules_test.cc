@@ -42,15 +42,19 @@ std::string Describe(const std::vector<Sketch>& sketches) {
 
 TEST(SketchRulesTest, MatmulIsTiledWithAndWithoutACacheStage) {
   std::vector<Sketch> s = Sketches("matmul:M=512,N=512,K=512");
-  // Cache stage tiled and fused at level 1 or 2, or the stage tiled alone.
-  ASSERT_EQ(s.size(), 3u) << Describe(s);
+  // Cache stage tiled and fused at level 1 or 2, or the stage tiled alone;
+  // each with B read directly or packed.
+  ASSERT_EQ(s.size(), 6u) << Describe(s);
   std::vector<std::string> d = AllDerivations(s);
   EXPECT_THAT(d, Contains("C: add_cache_write"));
   EXPECT_THAT(d, Contains("C.local: multi_level_tiling_with_fusion"));
   EXPECT_THAT(d, Contains("C: multi_level_tiling"));
+  EXPECT_THAT(d, Contains("C.local: add_cache_read"));
+  EXPECT_THAT(d, Contains("C: add_cache_read"));
   // SSRSRS: 2 spatial axes x 4 levels + 1 reduction x 2 levels.
   for (const Sketch& sk : s) {
-    int c = sk.state.StageIndex(sk.state.num_stages() == 4 ? "C.local" : "C");
+    int c = sk.state.StageIndex("C.local");
+    if (c < 0) c = sk.state.StageIndex("C");
     ASSERT_GE(c, 0);
     EXPECT_EQ(sk.state.stage(c).iters.size(), 10u) << sk.state.ToString();
   }
@@ -75,13 +79,42 @@ TEST(SketchRulesTest, EveryStructureCharacterBecomesALevel) {
 
 TEST(SketchRulesTest, ElementwiseEpilogueIsFusedInsteadOfCached) {
   std::vector<Sketch> s = Sketches("matmul+relu:M=256,N=256,K=256");
-  ASSERT_EQ(s.size(), 2u) << Describe(s);  // fusion levels 1 and 2
+  ASSERT_EQ(s.size(), 4u) << Describe(s);  // fusion levels 1 and 2, B packed or not
   for (const Sketch& sk : s) {
     EXPECT_THAT(sk.derivation, Contains("C: multi_level_tiling_with_fusion"));
     EXPECT_THAT(Describe(s), ::testing::Not(HasSubstr("add_cache_write")));
     int c = sk.state.StageIndex("C");
     EXPECT_TRUE(std::holds_alternative<schedule::ComputeAtIter>(sk.state.stage(c).location));
   }
+}
+
+TEST(SketchRulesTest, PackingCopiesTheInputReadARowApartPerReductionStep) {
+  // matmul's B[k, j]: j (the innermost output axis) on its last dimension, k
+  // on the first, rows of 1 KB and more.
+  std::vector<Sketch> s = Sketches("matmul:M=64,N=256,K=64");
+  int packed = 0;
+  for (const Sketch& sk : s) {
+    if (sk.state.StageIndex("B.local") < 0) continue;
+    ++packed;
+    EXPECT_EQ(sk.state.StageIndex("A.local"), -1);  // A is read along k: broadcast, not packed
+    const schedule::Stage& copy = sk.state.stage(sk.state.StageIndex("B.local"));
+    EXPECT_FALSE(std::holds_alternative<schedule::ComputeInlined>(copy.location)) << Describe(s);
+    EXPECT_EQ(copy.scope, "local");
+    int tiled = sk.state.StageIndex("C.local") >= 0 ? sk.state.StageIndex("C.local") : sk.state.StageIndex("C");
+    EXPECT_EQ(sk.state.dag()->analysis(tiled).producers,
+              (std::vector<int>{sk.state.StageIndex("A"), sk.state.StageIndex("B.local")}));
+  }
+  EXPECT_EQ(packed, 3) << Describe(s);
+  // Derived once each: no sketch both packs C's input and adds C's cache.
+  EXPECT_THAT(Describe(s), ::testing::Not(HasSubstr("C: add_cache_read; C: add_cache_write")));
+  // batch_matmul's B[b, k, j] too.
+  EXPECT_THAT(Describe(Sketches("batch_matmul:B=2,M=32,N=512,K=32")), HasSubstr("add_cache_read"));
+  // Not: rows under 1 KB (all of B fits a few cache sets), dense's weights
+  // W[j, k] (read along k), convolutions (their inputs are padded copies).
+  EXPECT_THAT(Describe(Sketches("matmul:M=64,N=128,K=64")), ::testing::Not(HasSubstr("add_cache_read")));
+  EXPECT_THAT(Describe(Sketches("dense:M=64,N=512,K=512")), ::testing::Not(HasSubstr("add_cache_read")));
+  EXPECT_THAT(Describe(Sketches("conv2d:N=1,C=256,H=14,W=14,K=256,R=3,S=3,pad=1")),
+              ::testing::Not(HasSubstr("add_cache_read")));
 }
 
 TEST(SketchRulesTest, ConvWithBiasAndReluInlinesPaddingAndBiasAndFusesTheConv) {
