@@ -37,8 +37,11 @@ absl::StatusOr<std::vector<Sketch>> GenerateSketches(
         if (d == RuleDecision::kSkip) continue;
         for (DerivedState& derived : rule->Apply(p.sketch.state, p.stage, hw)) {
           Sketch s{std::move(derived.state), p.sketch.derivation};
-          if (s.state.steps().size() != p.sketch.state.steps().size())
-            s.derivation.push_back(absl::StrCat(stage_name, ": ", rule->name()));
+          if (s.state.steps().size() != p.sketch.state.steps().size()) {
+            std::string entry = absl::StrCat(stage_name, ": ", rule->name());
+            if (!derived.variant.empty()) absl::StrAppend(&entry, " (", derived.variant, ")");
+            s.derivation.push_back(std::move(entry));
+          }
           next.push_back(Partial{std::move(s), derived.next_stage});
         }
         if (d == RuleDecision::kApplyAndSkipRest) break;

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 namespace tuneforge::search {
 namespace {
 
@@ -33,7 +35,7 @@ class MultiLevelTilingWithFusionRule : public SketchRule {
       schedule::State next = state;
       absl::StatusOr<std::vector<int>> splits = ApplyMultiLevelTiling(&next, stage, structure_);
       if (!splits.ok() || !FuseIntoConsumer(&next, stage, consumer, *splits, level).ok()) continue;
-      out.push_back(DerivedState{std::move(next), stage - 1});
+      out.push_back(DerivedState{std::move(next), stage - 1, absl::StrCat("fused at tile level ", level)});
     }
     return out;
   }

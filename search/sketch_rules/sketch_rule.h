@@ -28,6 +28,9 @@ enum class RuleDecision { kSkip, kApply, kApplyAndSkipRest };
 struct DerivedState {
   schedule::State state;
   int next_stage = 0;
+  // Tells apart the states one rule derives from one state (e.g. "fused at
+  // tile level 2"); shown in parentheses after the rule's name.
+  std::string variant;
 };
 
 class SketchRule {

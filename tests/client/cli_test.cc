@@ -108,7 +108,8 @@ TEST(CliShowTest, SketchesListTheRulesAndLoopNests) {
   EXPECT_THAT(all, HasSubstr("C: add_cache_write"));
   EXPECT_THAT(all, HasSubstr("C.local: add_cache_read"));
   EXPECT_THAT(all, HasSubstr("B.local"));  // the packed copy's loop nest
-  EXPECT_THAT(all, HasSubstr("C.local: multi_level_tiling_with_fusion"));
+  EXPECT_THAT(all, HasSubstr("C.local: multi_level_tiling_with_fusion (fused at tile level 1)"));
+  EXPECT_THAT(all, HasSubstr("C.local: multi_level_tiling_with_fusion (fused at tile level 2)"));
   EXPECT_THAT(sketches[0]["loop_nest"].get<std::string>(), HasSubstr("k.1"));  // the split reduction
   Result text = RunCli("show relu:N=1,C=8,H=4,W=4 --sketches");
   ASSERT_EQ(text.exit_code, 0) << text.err;

@@ -47,7 +47,8 @@ TEST(SketchRulesTest, MatmulIsTiledWithAndWithoutACacheStage) {
   ASSERT_EQ(s.size(), 6u) << Describe(s);
   std::vector<std::string> d = AllDerivations(s);
   EXPECT_THAT(d, Contains("C: add_cache_write"));
-  EXPECT_THAT(d, Contains("C.local: multi_level_tiling_with_fusion"));
+  EXPECT_THAT(d, Contains("C.local: multi_level_tiling_with_fusion (fused at tile level 1)"));
+  EXPECT_THAT(d, Contains("C.local: multi_level_tiling_with_fusion (fused at tile level 2)"));
   EXPECT_THAT(d, Contains("C: multi_level_tiling"));
   EXPECT_THAT(d, Contains("C.local: add_cache_read"));
   EXPECT_THAT(d, Contains("C: add_cache_read"));
@@ -81,7 +82,7 @@ TEST(SketchRulesTest, ElementwiseEpilogueIsFusedInsteadOfCached) {
   std::vector<Sketch> s = Sketches("matmul+relu:M=256,N=256,K=256");
   ASSERT_EQ(s.size(), 4u) << Describe(s);  // fusion levels 1 and 2, B packed or not
   for (const Sketch& sk : s) {
-    EXPECT_THAT(sk.derivation, Contains("C: multi_level_tiling_with_fusion"));
+    EXPECT_THAT(sk.derivation, Contains(HasSubstr("C: multi_level_tiling_with_fusion (fused at tile level ")));
     EXPECT_THAT(Describe(s), ::testing::Not(HasSubstr("add_cache_write")));
     int c = sk.state.StageIndex("C");
     EXPECT_TRUE(std::holds_alternative<schedule::ComputeAtIter>(sk.state.stage(c).location));
