@@ -70,7 +70,7 @@ class AddCacheReadRule : public SketchRule {
       // The copy is inserted right after the input, before the stage: the
       // stage moves up by one and is visited again (its input is now the
       // copy, a compute stage, so this rule passes it by).
-      out.push_back(DerivedState{std::move(next), stage + 1});
+      out.push_back(DerivedState{std::move(next), stage + 1, state.stage(input).op->name});
     }
     return out;
   }

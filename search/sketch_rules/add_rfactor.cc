@@ -44,7 +44,8 @@ class AddRfactorRule : public SketchRule {
     for (int part : {ns + 1, ns}) {  // factor the inner part (vectorizable), or the outer
       schedule::State next = base;
       if (!next.Apply(schedule::RfactorStep{stage, part, ns}).ok()) continue;
-      out.push_back(DerivedState{std::move(next), stage - 1});  // skip both new stages
+      out.push_back(DerivedState{std::move(next), stage - 1,  // skip both new stages
+                                 part == ns + 1 ? "inner part factored" : "outer part factored"});
     }
     return out;
   }

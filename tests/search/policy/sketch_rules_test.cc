@@ -50,8 +50,8 @@ TEST(SketchRulesTest, MatmulIsTiledWithAndWithoutACacheStage) {
   EXPECT_THAT(d, Contains("C.local: multi_level_tiling_with_fusion (fused at tile level 1)"));
   EXPECT_THAT(d, Contains("C.local: multi_level_tiling_with_fusion (fused at tile level 2)"));
   EXPECT_THAT(d, Contains("C: multi_level_tiling"));
-  EXPECT_THAT(d, Contains("C.local: add_cache_read"));
-  EXPECT_THAT(d, Contains("C: add_cache_read"));
+  EXPECT_THAT(d, Contains("C.local: add_cache_read (B)"));
+  EXPECT_THAT(d, Contains("C: add_cache_read (B)"));
   // SSRSRS: 2 spatial axes x 4 levels + 1 reduction x 2 levels.
   for (const Sketch& sk : s) {
     int c = sk.state.StageIndex("C.local");
@@ -107,7 +107,7 @@ TEST(SketchRulesTest, PackingCopiesTheInputReadARowApartPerReductionStep) {
   }
   EXPECT_EQ(packed, 3) << Describe(s);
   // Derived once each: no sketch both packs C's input and adds C's cache.
-  EXPECT_THAT(Describe(s), ::testing::Not(HasSubstr("C: add_cache_read; C: add_cache_write")));
+  EXPECT_THAT(Describe(s), ::testing::Not(HasSubstr("C: add_cache_read (B); C: add_cache_write")));
   // batch_matmul's B[b, k, j] too.
   EXPECT_THAT(Describe(Sketches("batch_matmul:B=2,M=32,N=512,K=32")), HasSubstr("add_cache_read"));
   // Not: rows under 1 KB (all of B fits a few cache sets), dense's weights
@@ -146,7 +146,8 @@ TEST(SketchRulesTest, ElementwiseOpsAreOnlySkipped) {
 TEST(SketchRulesTest, ReductionWithoutParallelismGetsRfactor) {
   // norm: one output, 512*512 reduction: both rfactor variants plus the plain stage.
   std::vector<Sketch> s = Sketches("norm:M=512,N=512");
-  EXPECT_THAT(Describe(s), HasSubstr("add_rfactor"));
+  EXPECT_THAT(Describe(s), HasSubstr("add_rfactor (inner part factored)"));
+  EXPECT_THAT(Describe(s), HasSubstr("add_rfactor (outer part factored)"));
   int with_rfactor = 0;
   for (const Sketch& sk : s)
     for (const schedule::Step& step : sk.state.steps())
