@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/schedule/bound.h"
+#include "common/schedule/step_traits.h"
 #include "common/schedule/steps/apply_step.h"
 
 namespace tuneforge::schedule {
@@ -45,11 +46,6 @@ State::State(te::ComputeDagPtr dag) : original_dag_(dag), dag_(std::move(dag)) {
 }
 
 namespace {
-
-bool RewritesDag(const Step& step) {
-  return std::holds_alternative<CacheWriteStep>(step) || std::holds_alternative<CacheReadStep>(step) ||
-         std::holds_alternative<RfactorStep>(step);
-}
 
 // The programs of one sketch all start with the same DAG-rewriting steps
 // (cache_write, cache_read, rfactor), and rebuilding the DAG for them is a
@@ -128,20 +124,20 @@ absl::Status State::ApplyInPlace(const Step& step) {
 }
 
 bool State::BoundsMayChange(const Step& step) const {
-  // Annotations, pragmas and storage alignment change no loop and no
-  // placement, and bound inference reads none of them.
-  if (std::holds_alternative<AnnotationStep>(step) || std::holds_alternative<PragmaStep>(step) ||
-      std::holds_alternative<StorageAlignStep>(step))
-    return false;
-  // A split, follow split, reorder or fuse changes only its own stage's
-  // loops (with the extents bound inference would give them). Those loops
+  switch (StepReachOf(step)) {
+    case StepReach::kDag:
+    case StepReach::kPlacement:
+      return true;
+    case StepReach::kAnnotation:
+      return false;
+    case StepReach::kOwnLoops:
+      break;
+  }
+  // A split, reorder or fuse changes only its own stage's loops. Those loops
   // bound other stages only when some stage is computed inside them, or
   // when one of the stage's producers is computed somewhere else than at
   // root (its region follows this stage's loops; an inlined producer passes
   // its own producers' regions on).
-  if (!std::holds_alternative<SplitStep>(step) && !std::holds_alternative<FollowSplitStep>(step) &&
-      !std::holds_alternative<ReorderStep>(step) && !std::holds_alternative<FuseStep>(step))
-    return true;
   const int s = StepStage(step);
   for (const Stage& other : stages_)
     if (const auto* at = std::get_if<ComputeAtIter>(&other.location); at && at->target_stage == s) return true;

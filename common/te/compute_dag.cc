@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/overloaded.h"
 #include "common/te/expr_util.h"
+#include "common/te/op_semantics.h"
 
 namespace tuneforge::te {
 namespace {
@@ -27,9 +28,11 @@ bool IsExpensive(Intrinsic fn) {
   switch (fn) {
     case Intrinsic::kAbs: case Intrinsic::kFloor: case Intrinsic::kCeil: case Intrinsic::kRound:
       return false;
-    default:
+    case Intrinsic::kExp: case Intrinsic::kLog: case Intrinsic::kSqrt: case Intrinsic::kRsqrt:
+    case Intrinsic::kTanh: case Intrinsic::kSigmoid: case Intrinsic::kErf: case Intrinsic::kPow:
       return true;
   }
+  return true;
 }
 
 // Arithmetic operations per evaluation of the body, the combiner counting 1.
@@ -37,19 +40,46 @@ bool IsExpensive(Intrinsic fn) {
 // 2*M*N*K operations too); index arithmetic inside reads and the conditions
 // of select and of reductions are addressing, not computation, and do not.
 // A select costs its dearer branch: one of them is evaluated per point.
-double FlopsPerPoint(const Expr& e) {
-  if (e.as<TensorRead>()) return 0;
-  if (const auto* s = e.as<Select>())
-    return std::max(FlopsPerPoint(s->true_value), FlopsPerPoint(s->false_value));
-  if (const auto* r = e.as<Reduce>()) return 1 + FlopsPerPoint(r->source);
-  double n = 0;
-  if (const auto* b = e.as<Binary>()) {
-    if (!IsComparison(b->op) && !IsLogical(b->op)) n += 1;
-  } else if (e.as<Call>()) {
-    n += 1;
+double FlopsPerPoint(const Expr& e);
+
+// Operations one operator counts (comparisons and logic are control).
+double OperatorCost(BinOp op) {
+  switch (BinOpClass(op)) {
+    case OpClass::kArithmetic: case OpClass::kDivision: case OpClass::kMinMax:
+      return 1;
+    case OpClass::kComparison: case OpClass::kLogical:
+      return 0;
   }
+  return 0;
+}
+
+double ChildrenFlops(const Expr& e) {
+  double n = 0;
   ForEachChild(e, [&](const Expr& c) { n += FlopsPerPoint(c); });
   return n;
+}
+
+// One case per node kind (no default), so a new kind says what it costs.
+double FlopsPerPoint(const Expr& e) {
+  return std::visit(
+      Overloaded{
+          [](const IntImm&) { return 0.0; },
+          [](const FloatImm&) { return 0.0; },
+          [](const VarRef&) { return 0.0; },
+          [&](const Binary& b) { return OperatorCost(b.op) + ChildrenFlops(e); },
+          [&](const Not&) { return ChildrenFlops(e); },
+          [](const Select& s) {
+            return std::max(FlopsPerPoint(s.true_value), FlopsPerPoint(s.false_value));
+          },
+          [&](const Cast&) { return ChildrenFlops(e); },
+          [&](const Call&) { return 1 + ChildrenFlops(e); },
+          [](const TensorRead&) { return 0.0; },
+          [](const Reduce& r) { return 1 + FlopsPerPoint(r.source); },
+          [](const BufferLoad&) { return 0.0; },
+          [&](const Ramp&) { return ChildrenFlops(e); },
+          [&](const Broadcast&) { return ChildrenFlops(e); },
+      },
+      e->v);
 }
 
 OpAnalysis Analyze(const Tensor& op) {

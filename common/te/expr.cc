@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "common/te/op_semantics.h"
 #include "common/te/tensor.h"
 
 namespace tuneforge::te {
@@ -99,11 +100,27 @@ const char* BinOpSymbol(BinOp op) {
   return "?";
 }
 
-bool IsComparison(BinOp op) {
-  return op == BinOp::kEQ || op == BinOp::kNE || op == BinOp::kLT || op == BinOp::kLE ||
-         op == BinOp::kGT || op == BinOp::kGE;
+// BinOpClass lives here, next to the operators' names (op_semantics.h
+// declares it with the rest of the operators' meaning).
+OpClass BinOpClass(BinOp op) {
+  switch (op) {
+    case BinOp::kAdd: case BinOp::kSub: case BinOp::kMul:
+      return OpClass::kArithmetic;
+    case BinOp::kDiv: case BinOp::kMod: case BinOp::kFloorDiv: case BinOp::kFloorMod:
+      return OpClass::kDivision;
+    case BinOp::kMin: case BinOp::kMax:
+      return OpClass::kMinMax;
+    case BinOp::kEQ: case BinOp::kNE: case BinOp::kLT: case BinOp::kLE: case BinOp::kGT:
+    case BinOp::kGE:
+      return OpClass::kComparison;
+    case BinOp::kAnd: case BinOp::kOr:
+      return OpClass::kLogical;
+  }
+  return OpClass::kArithmetic;  // not reached: the switch names every operator
 }
-bool IsLogical(BinOp op) { return op == BinOp::kAnd || op == BinOp::kOr; }
+
+bool IsComparison(BinOp op) { return BinOpClass(op) == OpClass::kComparison; }
+bool IsLogical(BinOp op) { return BinOpClass(op) == OpClass::kLogical; }
 
 const char* IntrinsicName(Intrinsic fn) {
   switch (fn) {

@@ -180,7 +180,9 @@ bool StructurallyEqual(const Expr& a, const Expr& b) {
           [&](const IntImm& x) { return x.value == b.as<IntImm>()->value; },
           [&](const FloatImm& x) {
             double y = b.as<FloatImm>()->value;
-            return x.value == y || (std::isnan(x.value) && std::isnan(y));
+            // -0 and +0 are different constants (1 / x tells them apart).
+            return (x.value == y && std::signbit(x.value) == std::signbit(y)) ||
+                   (std::isnan(x.value) && std::isnan(y));
           },
           [&](const VarRef& x) { return x.var == b.as<VarRef>()->var; },
           [&](const Binary& x) {

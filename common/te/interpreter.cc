@@ -1,7 +1,6 @@
 #include "common/te/interpreter.h"
 
-#include <cmath>
-#include <limits>
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -9,106 +8,13 @@
 #include "absl/strings/str_join.h"
 #include "common/overloaded.h"
 #include "common/te/expr_util.h"
+#include "common/te/op_semantics.h"
 
 namespace tuneforge::te {
 namespace {
 
-// A value of a known dtype: `i` holds bools and ints, `f` floats.
-struct Value {
-  int64_t i = 0;
-  double f = 0;
-};
-
-int64_t SaturatingToInt(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
-  if (v <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
-
-// Rounds a value to its dtype: float32 to float precision, ints wrap to their
-// width (through unsigned types, so no UB), bools to 0/1.
-Value Normalize(DType t, Value v) {
-  switch (t.scalar) {
-    case ScalarType::kFloat32:
-      v.f = static_cast<double>(static_cast<float>(v.f));
-      break;
-    case ScalarType::kFloat64:
-      break;
-    case ScalarType::kBool:
-      v.i = v.i != 0;
-      break;
-    case ScalarType::kInt8:
-      v.i = static_cast<int8_t>(static_cast<uint8_t>(v.i));
-      break;
-    case ScalarType::kInt32:
-      v.i = static_cast<int32_t>(static_cast<uint32_t>(v.i));
-      break;
-    case ScalarType::kInt64:
-      break;
-  }
-  return v;
-}
-
-Value Convert(Value v, DType from, DType to) {
-  Value out;
-  if (to.is_bool()) {
-    out.i = from.is_float() ? v.f != 0 : v.i != 0;
-  } else if (to.is_float()) {
-    out.f = from.is_float() ? v.f : static_cast<double>(v.i);
-  } else {
-    out.i = from.is_float() ? SaturatingToInt(v.f) : v.i;
-  }
-  return Normalize(to, out);
-}
-
-bool Truthy(DType t, Value v) { return t.is_float() ? v.f != 0 : v.i != 0; }
-
-int64_t FloorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-int64_t FloorModInt(int64_t a, int64_t b) {
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-
-double ApplyIntrinsic(Intrinsic fn, double x, double y, bool f32) {
-  // float32 goes through the float overloads, as compiled float code does.
-  auto f = [&](float (*g32)(float), double (*g64)(double)) {
-    return f32 ? static_cast<double>(g32(static_cast<float>(x))) : g64(x);
-  };
-  switch (fn) {
-    case Intrinsic::kExp:
-      return f(std::exp, std::exp);
-    case Intrinsic::kLog:
-      return f(std::log, std::log);
-    case Intrinsic::kSqrt:
-      return f(std::sqrt, std::sqrt);
-    case Intrinsic::kRsqrt:
-      return 1.0 / f(std::sqrt, std::sqrt);
-    case Intrinsic::kTanh:
-      return f(std::tanh, std::tanh);
-    case Intrinsic::kSigmoid:
-      return 1.0 / (1.0 + (f32 ? std::exp(-static_cast<float>(x)) : std::exp(-x)));
-    case Intrinsic::kErf:
-      return f(std::erf, std::erf);
-    case Intrinsic::kAbs:
-      return std::fabs(x);
-    case Intrinsic::kFloor:
-      return std::floor(x);
-    case Intrinsic::kCeil:
-      return std::ceil(x);
-    case Intrinsic::kRound:
-      return std::round(x);
-    case Intrinsic::kPow:
-      return f32 ? static_cast<double>(std::pow(static_cast<float>(x), static_cast<float>(y)))
-                 : std::pow(x, y);
-  }
-  return 0;
-}
+// Values and operators come from the one semantics table (op_semantics.h).
+using Value = Scalar;
 
 using TensorValues = absl::flat_hash_map<const TensorNode*, const NDArray*>;
 
@@ -122,7 +28,8 @@ class Evaluator {
   const absl::Status& status() const { return status_; }
   void set_context(std::string context) { context_ = std::move(context); }
 
-  void Bind(const VarNode* var, int64_t value) {
+  void Bind(const VarNode* var, int64_t value) { Bind(var, Value{value, 0}); }
+  void Bind(const VarNode* var, Value value) {
     for (auto& [v, x] : env_)
       if (v == var) {
         x = value;
@@ -140,12 +47,8 @@ class Evaluator {
                                " (vector types only exist after lowering)"));
     return std::visit(
         Overloaded{
-            [&](const IntImm& n) {
-              return Convert(Value{n.value, 0}, DType::Int64(), t);
-            },
-            [&](const FloatImm& n) {
-              return Convert(Value{0, n.value}, DType::Float64(), t);
-            },
+            [&](const IntImm&) { return *ConstantValue(e); },
+            [&](const FloatImm&) { return *ConstantValue(e); },
             [&](const VarRef& n) { return Lookup(n.var.get()); },
             [&](const Binary& n) { return EvalBinary(n, t); },
             [&](const Not& n) {
@@ -171,96 +74,9 @@ class Evaluator {
 
   // a <op> b for operands already of type t; comparisons give a bool.
   Value Apply(BinOp op, DType t, Value a, Value b) {
-    if (t.is_float()) {
-      double x = a.f, y = b.f;
-      switch (op) {
-        case BinOp::kAdd:
-          return Normalize(t, {0, x + y});
-        case BinOp::kSub:
-          return Normalize(t, {0, x - y});
-        case BinOp::kMul:
-          return Normalize(t, {0, x * y});
-        case BinOp::kDiv:
-          return Normalize(t, {0, x / y});
-        case BinOp::kMod:
-          return Normalize(t, {0, std::fmod(x, y)});
-        case BinOp::kFloorDiv:
-          return Normalize(t, {0, std::floor(Normalize(t, {0, x / y}).f)});
-        case BinOp::kFloorMod:
-          return Normalize(t, {0, x - std::floor(Normalize(t, {0, x / y}).f) * y});
-        case BinOp::kMin:
-          return {0, x < y ? x : y};
-        case BinOp::kMax:
-          return {0, x > y ? x : y};
-        case BinOp::kEQ:
-          return {x == y, 0};
-        case BinOp::kNE:
-          return {x != y, 0};
-        case BinOp::kLT:
-          return {x < y, 0};
-        case BinOp::kLE:
-          return {x <= y, 0};
-        case BinOp::kGT:
-          return {x > y, 0};
-        case BinOp::kGE:
-          return {x >= y, 0};
-        case BinOp::kAnd:
-          return {x != 0 && y != 0, 0};
-        case BinOp::kOr:
-          return {x != 0 || y != 0, 0};
-      }
-      return {};
-    }
-    int64_t x = a.i, y = b.i;
-    // Wrapping arithmetic through uint64: overflow is defined, then rounded
-    // to the dtype's width.
-    auto wrap = [&](uint64_t r) { return Normalize(t, {static_cast<int64_t>(r), 0}); };
-    const bool divides =
-        op == BinOp::kDiv || op == BinOp::kMod || op == BinOp::kFloorDiv || op == BinOp::kFloorMod;
-    if (divides && y == 0)
-      return Fail(absl::StrCat("integer division by zero (", BinOpSymbol(op), ")"));
-    // INT64_MIN / -1 overflows in C; the wrapped result is INT64_MIN, remainder 0.
-    if (divides && y == -1) {
-      bool is_div = op == BinOp::kDiv || op == BinOp::kFloorDiv;
-      return is_div ? wrap(0 - static_cast<uint64_t>(x)) : Value{0, 0};
-    }
-    switch (op) {
-      case BinOp::kAdd:
-        return wrap(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
-      case BinOp::kSub:
-        return wrap(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
-      case BinOp::kMul:
-        return wrap(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
-      case BinOp::kDiv:
-        return wrap(static_cast<uint64_t>(x / y));
-      case BinOp::kMod:
-        return wrap(static_cast<uint64_t>(x % y));
-      case BinOp::kFloorDiv:
-        return wrap(static_cast<uint64_t>(FloorDivInt(x, y)));
-      case BinOp::kFloorMod:
-        return wrap(static_cast<uint64_t>(FloorModInt(x, y)));
-      case BinOp::kMin:
-        return {x < y ? x : y, 0};
-      case BinOp::kMax:
-        return {x > y ? x : y, 0};
-      case BinOp::kEQ:
-        return {x == y, 0};
-      case BinOp::kNE:
-        return {x != y, 0};
-      case BinOp::kLT:
-        return {x < y, 0};
-      case BinOp::kLE:
-        return {x <= y, 0};
-      case BinOp::kGT:
-        return {x > y, 0};
-      case BinOp::kGE:
-        return {x >= y, 0};
-      case BinOp::kAnd:
-        return {x != 0 && y != 0, 0};
-      case BinOp::kOr:
-        return {x != 0 || y != 0, 0};
-    }
-    return {};
+    std::optional<Value> r = ApplyBinary(op, t, a, b);
+    if (!r) return Fail(absl::StrCat("integer division by zero (", BinOpSymbol(op), ")"));
+    return *r;
   }
 
  private:
@@ -273,7 +89,7 @@ class Evaluator {
 
   Value Lookup(const VarNode* var) {
     for (const auto& [v, x] : env_)
-      if (v == var) return Normalize(var->dtype, Value{x, 0});
+      if (v == var) return Normalize(var->dtype, x);
     return Fail(absl::StrCat("variable '", var->name,
                              "' has no value; only the op's own axes and reduction axes "
                              "may appear in its body"));
@@ -302,8 +118,7 @@ class Evaluator {
     double x = Convert(Eval(n.args[0]), n.args[0].dtype(), DType::Float64()).f;
     double y =
         n.args.size() > 1 ? Convert(Eval(n.args[1]), n.args[1].dtype(), DType::Float64()).f : 0;
-    double r = ApplyIntrinsic(n.fn, x, y, t.scalar != ScalarType::kFloat64);
-    return Convert(Value{0, r}, DType::Float64(), t);
+    return Convert(Value{0, ApplyIntrinsic(n.fn, t, x, y)}, DType::Float64(), t);
   }
 
   Value EvalRead(const TensorRead& n) {
@@ -334,7 +149,7 @@ class Evaluator {
   }
 
   const TensorValues* tensors_;
-  std::vector<std::pair<const VarNode*, int64_t>> env_;
+  std::vector<std::pair<const VarNode*, Value>> env_;
   absl::Status status_;
   std::string context_;
 };
@@ -426,10 +241,9 @@ absl::StatusOr<std::vector<NDArray>> Interpret(const ComputeDag& dag,
   return outputs;
 }
 
-absl::StatusOr<ScalarValue> EvaluateScalar(const Expr& e,
-                                           const std::vector<std::pair<Var, int64_t>>& bindings) {
-  Evaluator ev(nullptr);
-  for (const auto& [var, value] : bindings) ev.Bind(var.get(), value);
+namespace {
+
+absl::StatusOr<ScalarValue> EvaluateWith(Evaluator& ev, const Expr& e) {
   Value v = ev.Eval(e);
   if (!ev.status().ok()) return ev.status();
   ScalarValue out;
@@ -437,6 +251,22 @@ absl::StatusOr<ScalarValue> EvaluateScalar(const Expr& e,
   out.i = v.i;
   out.f = v.f;
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ScalarValue> EvaluateScalar(const Expr& e,
+                                           const std::vector<std::pair<Var, int64_t>>& bindings) {
+  Evaluator ev(nullptr);
+  for (const auto& [var, value] : bindings) ev.Bind(var.get(), value);
+  return EvaluateWith(ev, e);
+}
+
+absl::StatusOr<ScalarValue> EvaluateScalarWith(
+    const Expr& e, const std::vector<std::pair<Var, ScalarValue>>& bindings) {
+  Evaluator ev(nullptr);
+  for (const auto& [var, value] : bindings) ev.Bind(var.get(), Value{value.i, value.f});
+  return EvaluateWith(ev, e);
 }
 
 }  // namespace tuneforge::te

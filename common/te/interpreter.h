@@ -4,23 +4,14 @@
 // fuzzer compare compiled kernels with. Meant for small shapes: it is a
 // tree-walking evaluator, thousands of times slower than compiled code.
 //
-// Semantics (those of the generated C-like code):
-// - every value is rounded to its expression's dtype after each operation
-//   (float32 arithmetic in float32; int8/int32 wrap around);
-// - kDiv / kMod truncate toward zero for integers (C); kFloorDiv rounds
-//   toward -inf and kFloorMod takes the divisor's sign; on floats kMod is
-//   fmod, kFloorDiv is floor(a / b) and kFloorMod is a - floor(a / b) * b;
-// - integer division by zero is an error (C leaves it undefined);
-// - casts: float -> int truncates toward zero (NaN -> 0, out of range
-//   saturates); anything -> bool is `!= 0`; int -> int wraps;
-// - min/max are `a < b ? a : b` / `a > b ? a : b`;
+// Operators, casts and intrinsics mean what op_semantics.h says (the table
+// constant folding uses too); integer division by zero is an error here.
+// Beyond that:
 // - select and &&/|| evaluate only the operand they need, so a guarded
 //   out-of-bounds read (padding) is never performed;
 // - reductions visit their axes in order (first axis outermost), skip
 //   iterations whose condition is false, and start from the combiner's
-//   identity;
-// - round() rounds half away from zero (C's round), rsqrt is 1 / sqrt,
-//   sigmoid is 1 / (1 + exp(-x)).
+//   identity.
 // A read outside a tensor's shape is an error naming the op, the tensor and
 // the index.
 #pragma once
@@ -54,5 +45,8 @@ struct ScalarValue {
 // reads, no reductions): for checking arithmetic semantics.
 absl::StatusOr<ScalarValue> EvaluateScalar(
     const Expr& e, const std::vector<std::pair<Var, int64_t>>& bindings = {});
+// The same with variables of any type (a float variable takes `f`).
+absl::StatusOr<ScalarValue> EvaluateScalarWith(
+    const Expr& e, const std::vector<std::pair<Var, ScalarValue>>& bindings);
 
 }  // namespace tuneforge::te

@@ -1,18 +1,26 @@
 #include "tests/lower/loop_interpreter.h"
 
 #include <cmath>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/overloaded.h"
-#include "common/te/arith/interval.h"
 #include "common/te/expr_util.h"
+#include "common/te/op_semantics.h"
 
 namespace tuneforge::lower::testing {
 namespace {
 
-using te::arith::FloorDivInt;
-using te::arith::FloorModInt;
+// Values are doubles here (one per lane); operators, casts and intrinsics
+// go through the semantics table the reference interpreter uses.
+te::Scalar ToScalar(double v, te::DType t) {
+  if (t.is_float()) return te::Scalar{0, v};
+  return te::Convert(te::Scalar{0, v}, te::DType::Float64(), t);  // no UB on a NaN
+}
+double FromScalar(te::Scalar v, te::DType t) {
+  return t.is_float() ? v.f : static_cast<double>(v.i);
+}
 
 class Machine {
  public:
@@ -88,71 +96,12 @@ class Machine {
     return nullptr;
   }
 
-  static double Round(double v, te::DType t) {
-    switch (t.scalar) {
-      case te::ScalarType::kFloat32: return static_cast<float>(v);
-      case te::ScalarType::kFloat64: return v;
-      case te::ScalarType::kBool: return v != 0 ? 1 : 0;
-      case te::ScalarType::kInt8: return static_cast<int8_t>(static_cast<int64_t>(v));
-      case te::ScalarType::kInt32: return static_cast<int32_t>(static_cast<int64_t>(v));
-      case te::ScalarType::kInt64: return static_cast<double>(static_cast<int64_t>(v));
-    }
-    return v;
-  }
-
-  double Binary(te::BinOp op, double a, double b, te::DType t) {
-    bool f = t.is_float();
-    auto ia = static_cast<int64_t>(a), ib = static_cast<int64_t>(b);
-    switch (op) {
-      case te::BinOp::kAdd: return a + b;
-      case te::BinOp::kSub: return a - b;
-      case te::BinOp::kMul: return a * b;
-      case te::BinOp::kDiv:
-        if (f) return a / b;
-        if (ib == 0) return Fail("integer division by zero");
-        return static_cast<double>(ia / ib);
-      case te::BinOp::kMod:
-        if (f) return std::fmod(a, b);
-        if (ib == 0) return Fail("integer modulo by zero");
-        return static_cast<double>(ia % ib);
-      case te::BinOp::kFloorDiv:
-        if (f) return std::floor(a / b);
-        if (ib == 0) return Fail("integer division by zero");
-        return static_cast<double>(FloorDivInt(ia, ib));
-      case te::BinOp::kFloorMod:
-        if (f) return a - std::floor(a / b) * b;
-        if (ib == 0) return Fail("integer modulo by zero");
-        return static_cast<double>(FloorModInt(ia, ib));
-      case te::BinOp::kMin: return a < b ? a : b;
-      case te::BinOp::kMax: return a > b ? a : b;
-      case te::BinOp::kEQ: return a == b;
-      case te::BinOp::kNE: return a != b;
-      case te::BinOp::kLT: return a < b;
-      case te::BinOp::kLE: return a <= b;
-      case te::BinOp::kGT: return a > b;
-      case te::BinOp::kGE: return a >= b;
-      case te::BinOp::kAnd: return (a != 0) && (b != 0);
-      case te::BinOp::kOr: return (a != 0) || (b != 0);
-    }
-    return 0;
-  }
-
-  static double Intrinsic(te::Intrinsic fn, const std::vector<double>& x) {
-    switch (fn) {
-      case te::Intrinsic::kExp: return std::exp(x[0]);
-      case te::Intrinsic::kLog: return std::log(x[0]);
-      case te::Intrinsic::kSqrt: return std::sqrt(x[0]);
-      case te::Intrinsic::kRsqrt: return 1.0 / std::sqrt(x[0]);
-      case te::Intrinsic::kTanh: return std::tanh(x[0]);
-      case te::Intrinsic::kSigmoid: return 1.0 / (1.0 + std::exp(-x[0]));
-      case te::Intrinsic::kErf: return std::erf(x[0]);
-      case te::Intrinsic::kAbs: return std::fabs(x[0]);
-      case te::Intrinsic::kFloor: return std::floor(x[0]);
-      case te::Intrinsic::kCeil: return std::ceil(x[0]);
-      case te::Intrinsic::kRound: return std::round(x[0]);
-      case te::Intrinsic::kPow: return std::pow(x[0], x[1]);
-    }
-    return 0;
+  double Binary(const te::Binary& n, double a, double b, te::DType t) {
+    te::DType ta = n.a.dtype().element(), tb = n.b.dtype().element();
+    std::optional<te::Scalar> r =
+        te::ApplyBinary(n.op, ta, ToScalar(a, ta), te::Convert(ToScalar(b, tb), tb, ta));
+    if (!r) return Fail(absl::StrCat("integer division by zero (", te::BinOpSymbol(n.op), ")"));
+    return FromScalar(*r, t.element());
   }
 
   double Fail(const std::string& msg) {
@@ -165,8 +114,14 @@ class Machine {
     te::DType t = e.dtype();
     return std::visit(
         Overloaded{
-            [&](const te::IntImm& n) { return static_cast<double>(n.value); },
-            [&](const te::FloatImm& n) { return Round(n.value, t); },
+            [&](const te::IntImm& n) {
+              return FromScalar(te::Convert({n.value, 0}, te::DType::Int64(), t.element()),
+                                t.element());
+            },
+            [&](const te::FloatImm& n) {
+              return FromScalar(te::Convert({0, n.value}, te::DType::Float64(), t.element()),
+                                t.element());
+            },
             [&](const te::VarRef& n) {
               auto it = env_.find(n.var.get());
               if (it == env_.end()) return Fail("unbound variable " + n.var->name);
@@ -176,21 +131,22 @@ class Machine {
               if (n.op == te::BinOp::kAnd) return Eval(n.a, l) != 0 && Eval(n.b, l) != 0 ? 1.0 : 0.0;
               if (n.op == te::BinOp::kOr) return Eval(n.a, l) != 0 || Eval(n.b, l) != 0 ? 1.0 : 0.0;
               double a = Eval(n.a, l), b = Eval(n.b, l);
-              return Round(Binary(n.op, a, b, n.a.dtype()), t);
+              return Binary(n, a, b, t);
             },
             [&](const te::Not& n) { return Eval(n.a, l) != 0 ? 0.0 : 1.0; },
             [&](const te::Select& n) {
               return Eval(n.cond, l) != 0 ? Eval(n.true_value, l) : Eval(n.false_value, l);
             },
             [&](const te::Cast& n) {
-              double v = Eval(n.value, l);
-              if (t.is_int() && n.value.dtype().is_float()) v = std::trunc(v);
-              return Round(v, t);
+              te::DType from = n.value.dtype().element();
+              te::Scalar v = te::Convert(ToScalar(Eval(n.value, l), from), from, t.element());
+              return FromScalar(v, t.element());
             },
             [&](const te::Call& n) {
               std::vector<double> x;
               for (const Expr& a : n.args) x.push_back(Eval(a, l));
-              return Round(Intrinsic(n.fn, x), t);
+              x.resize(2, 0.0);
+              return te::ApplyIntrinsic(n.fn, t.element(), x[0], x[1]);
             },
             [&](const te::TensorRead&) { return Fail("TensorRead left in lowered code"); },
             [&](const te::Reduce&) { return Fail("Reduce left in lowered code"); },

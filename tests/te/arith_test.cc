@@ -98,7 +98,9 @@ TEST_F(ArithTest, FloatConstantsFoldInTheirPrecision) {
   ASSERT_TRUE(third.as<FloatImm>());
   EXPECT_EQ(third.as<FloatImm>()->value, static_cast<double>(1.0f / 3.0f));
   Var x = MakeVar("x", DType::Float32());
-  EXPECT_EQ(ToString(Simplify(Expr(x) * 1.0f + 0.0f)), "x");
+  EXPECT_EQ(ToString(Simplify(Expr(x) * 1.0f - 0.0f)), "x");
+  // x + 0 is +0 where x is -0: not x.
+  EXPECT_EQ(ToString(Simplify(Expr(x) * 1.0f + 0.0f)), "(x + 0.0)");
 }
 
 TEST_F(ArithTest, SumFormRoundTrip) {

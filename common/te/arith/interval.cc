@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/overloaded.h"
+#include "common/te/op_semantics.h"
 
 namespace tuneforge::te::arith {
 namespace {
@@ -31,15 +32,74 @@ IntInterval Mul(IntInterval a, IntInterval b) {
 
 const IntInterval kBool{0, 1};
 
+// The bounds of `x != 0` given those of x: {1, 1}, {0, 0} or [0, 1].
+std::optional<IntInterval> Truth(std::optional<IntInterval> x) {
+  if (!x) return std::nullopt;
+  if (x->lo > 0 || x->hi < 0) return IntInterval{1, 1};
+  if (x->lo == 0 && x->hi == 0) return IntInterval{0, 0};
+  return kBool;
+}
+
+// Whether every value of `r` is a value of the integer type `t`: then
+// arithmetic that produced it did not wrap around. (int64 index arithmetic
+// is taken not to overflow; its bounds are clamped instead.)
+bool Fits(DType t, IntInterval r) {
+  if (t.is_bool()) return r.lo >= 0 && r.hi <= 1;
+  if (t.bits() >= 64) return true;
+  int64_t lim = int64_t{1} << (t.bits() - 1);
+  return r.lo >= -lim && r.hi < lim;
+}
+
+// Bounds of arithmetic, min/max and division, as if nothing wrapped.
+std::optional<IntInterval> ArithmeticBounds(const Binary& n, const VarBounds& vars) {
+  std::optional<IntInterval> a = ConstBounds(n.a, vars);
+  std::optional<IntInterval> b = ConstBounds(n.b, vars);
+  if (!a || !b) return std::nullopt;
+  switch (n.op) {
+    case BinOp::kAdd: return Add(*a, *b);
+    case BinOp::kSub: return Sub(*a, *b);
+    case BinOp::kMul: return Mul(*a, *b);
+    case BinOp::kMin: return IntInterval{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
+    case BinOp::kMax: return IntInterval{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
+    case BinOp::kFloorDiv:
+      if (b->is_point() && b->lo > 0)
+        return IntInterval{FloorDivInt(a->lo, b->lo), FloorDivInt(a->hi, b->lo)};
+      return std::nullopt;
+    case BinOp::kDiv:
+      if (b->is_point() && b->lo > 0 && a->lo >= 0)
+        return IntInterval{a->lo / b->lo, a->hi / b->lo};
+      return std::nullopt;
+    case BinOp::kFloorMod:
+      if (b->is_point() && b->lo > 0) {
+        int64_t c = b->lo;
+        if (FloorDivInt(a->lo, c) == FloorDivInt(a->hi, c))
+          return IntInterval{FloorModInt(a->lo, c), FloorModInt(a->hi, c)};
+        return IntInterval{0, c - 1};
+      }
+      return std::nullopt;
+    case BinOp::kMod:
+      if (b->is_point() && b->lo > 0 && a->lo >= 0) {
+        int64_t c = b->lo;
+        if (a->lo / c == a->hi / c) return IntInterval{a->lo % c, a->hi % c};
+        return IntInterval{0, c - 1};
+      }
+      return std::nullopt;
+    case BinOp::kEQ: case BinOp::kNE: case BinOp::kLT: case BinOp::kLE: case BinOp::kGT:
+    case BinOp::kGE: case BinOp::kAnd: case BinOp::kOr:
+      return std::nullopt;  // bools: ConstBounds decides them itself
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int64_t FloorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
+  return ApplyBinary(BinOp::kFloorDiv, DType::Int64(), Scalar{a, 0}, Scalar{b, 0}).value().i;
 }
 
-int64_t FloorModInt(int64_t a, int64_t b) { return a - FloorDivInt(a, b) * b; }
+int64_t FloorModInt(int64_t a, int64_t b) {
+  return ApplyBinary(BinOp::kFloorMod, DType::Int64(), Scalar{a, 0}, Scalar{b, 0}).value().i;
+}
 
 std::optional<IntInterval> ConstBounds(const Expr& e, const VarBounds& vars) {
   using R = std::optional<IntInterval>;
@@ -47,7 +107,10 @@ std::optional<IntInterval> ConstBounds(const Expr& e, const VarBounds& vars) {
   if (t.is_float()) return std::nullopt;
   return std::visit(
       Overloaded{
-          [&](const IntImm& n) -> R { return IntInterval{n.value, n.value}; },
+          [&](const IntImm&) -> R {
+            int64_t v = ConstantValue(e)->i;
+            return IntInterval{v, v};
+          },
           [&](const FloatImm&) -> R { return std::nullopt; },
           [&](const VarRef& n) -> R {
             auto it = vars.find(n.var.get());
@@ -58,7 +121,7 @@ std::optional<IntInterval> ConstBounds(const Expr& e, const VarBounds& vars) {
             if (IsComparison(n.op) || IsLogical(n.op)) {
               // Decide the comparison when the operand ranges allow it.
               if (IsLogical(n.op)) {
-                R a = ConstBounds(n.a, vars), b = ConstBounds(n.b, vars);
+                R a = Truth(ConstBounds(n.a, vars)), b = Truth(ConstBounds(n.b, vars));
                 if (!a || !b) return kBool;
                 if (n.op == BinOp::kAnd) {
                   if (a->hi == 0 || b->hi == 0) return IntInterval{0, 0};
@@ -88,48 +151,17 @@ std::optional<IntInterval> ConstBounds(const Expr& e, const VarBounds& vars) {
                 default: return kBool;
               }
             }
-            R a = ConstBounds(n.a, vars);
-            R b = ConstBounds(n.b, vars);
-            if (!a || !b) return std::nullopt;
-            switch (n.op) {
-              case BinOp::kAdd: return Add(*a, *b);
-              case BinOp::kSub: return Sub(*a, *b);
-              case BinOp::kMul: return Mul(*a, *b);
-              case BinOp::kMin: return IntInterval{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
-              case BinOp::kMax: return IntInterval{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
-              case BinOp::kFloorDiv:
-                if (b->is_point() && b->lo > 0)
-                  return IntInterval{FloorDivInt(a->lo, b->lo), FloorDivInt(a->hi, b->lo)};
-                return std::nullopt;
-              case BinOp::kDiv:
-                if (b->is_point() && b->lo > 0 && a->lo >= 0)
-                  return IntInterval{a->lo / b->lo, a->hi / b->lo};
-                return std::nullopt;
-              case BinOp::kFloorMod:
-                if (b->is_point() && b->lo > 0) {
-                  int64_t c = b->lo;
-                  if (FloorDivInt(a->lo, c) == FloorDivInt(a->hi, c))
-                    return IntInterval{FloorModInt(a->lo, c), FloorModInt(a->hi, c)};
-                  return IntInterval{0, c - 1};
-                }
-                return std::nullopt;
-              case BinOp::kMod:
-                if (b->is_point() && b->lo > 0 && a->lo >= 0) {
-                  int64_t c = b->lo;
-                  if (a->lo / c == a->hi / c) return IntInterval{a->lo % c, a->hi % c};
-                  return IntInterval{0, c - 1};
-                }
-                return std::nullopt;
-              default: return std::nullopt;
-            }
+            R r = ArithmeticBounds(n, vars);
+            if (r && !t.is_vector() && !Fits(t, *r)) return std::nullopt;
+            return r;
           },
           [&](const Not& n) -> R {
-            R a = ConstBounds(n.a, vars);
+            R a = Truth(ConstBounds(n.a, vars));
             if (a && a->is_point()) return IntInterval{1 - a->lo, 1 - a->lo};
             return kBool;
           },
           [&](const Select& n) -> R {
-            R c = ConstBounds(n.cond, vars);
+            R c = Truth(ConstBounds(n.cond, vars));
             R a = ConstBounds(n.true_value, vars), b = ConstBounds(n.false_value, vars);
             if (c && c->is_point()) return c->lo ? a : b;
             if (!a || !b) return std::nullopt;

@@ -1,32 +1,60 @@
 #include "common/te/arith/simplify.h"
 
 #include <cmath>
+#include <optional>
 
 #include "common/overloaded.h"
 #include "common/te/arith/sum_form.h"
 #include "common/te/expr_util.h"
+#include "common/te/op_semantics.h"
 
 namespace tuneforge::te::arith {
 namespace {
 
 bool IsIndexType(DType t) { return t.is_int() && t.lanes == 1; }
 
-const double* AsFloatConst(const Expr& e) {
-  const auto* f = e.as<FloatImm>();
-  return f ? &f->value : nullptr;
-}
+// The type of loop variables and indices: its arithmetic is taken not to
+// overflow (code generation marks it so), which the division rewrites need.
+bool IsNonWrapping(DType t) { return t == DType::Index(); }
 
 bool IsConstValue(const Expr& e, double v) {
-  if (const int64_t* i = AsIntConst(e)) return static_cast<double>(*i) == v;
-  if (const double* f = AsFloatConst(e)) return *f == v;
-  return false;
+  std::optional<Scalar> c = ConstantValue(e);
+  if (!c) return false;
+  return e.dtype().is_float() ? c->f == v : static_cast<double>(c->i) == v;
+}
+bool IsNegativeZero(const Expr& e) {
+  std::optional<Scalar> c = ConstantValue(e);
+  return c && e.dtype().is_float() && c->f == 0 && std::signbit(c->f);
+}
+bool IsPositiveZero(const Expr& e) {
+  std::optional<Scalar> c = ConstantValue(e);
+  return c && e.dtype().is_float() && c->f == 0 && !std::signbit(c->f);
 }
 
-// Rounds a folded float to the precision of its type.
-Expr FloatResult(double v, DType t) {
-  if (t.scalar == ScalarType::kFloat32) v = static_cast<double>(static_cast<float>(v));
-  return FloatConst(v, t);
+// The value of an integer constant in its own type.
+std::optional<int64_t> IntValue(const Expr& e) {
+  if (!e.as<IntImm>() || !IsIndexType(e.dtype())) return std::nullopt;
+  return ConstantValue(e)->i;
 }
+
+// Whether evaluating `e` might have no value (an integer division by what
+// may be zero, a read that may be out of bounds). A rewrite that drops such
+// a subexpression would turn an error into a value; those rewrites ask here.
+bool MayFail(const Expr& e) {
+  bool fails = false;
+  PostOrderVisit(e, [&](const Expr& x) {
+    if (x.as<TensorRead>() || x.as<BufferLoad>()) fails = true;
+    const auto* b = x.as<Binary>();
+    if (b && BinOpClass(b->op) == OpClass::kDivision && !b->b.dtype().is_float()) {
+      std::optional<Scalar> d = ConstantValue(b->b);
+      if (!d || d->i == 0) fails = true;
+    }
+  });
+  return fails;
+}
+
+// `e` as a bool (the value && and ! give it).
+Expr AsBool(const Expr& e) { return MakeCast(DType{ScalarType::kBool, e.dtype().lanes}, e); }
 
 class Simplifier {
  public:
@@ -48,19 +76,19 @@ class Simplifier {
   // merging atoms that simplify to sums themselves.
   void CollectSum(const Expr& e, int64_t scale, SumForm* out) {
     if (const int64_t* c = AsIntConst(e)) {
-      out->constant += scale * *c;
+      out->constant = WrapAdd(out->constant, WrapMul(scale, *c));
       return;
     }
     if (const auto* b = e.as<Binary>()) {
       if (b->op == BinOp::kAdd || b->op == BinOp::kSub) {
         CollectSum(b->a, scale, out);
-        CollectSum(b->b, b->op == BinOp::kAdd ? scale : -scale, out);
+        CollectSum(b->b, b->op == BinOp::kAdd ? scale : WrapSub(0, scale), out);
         return;
       }
       if (b->op == BinOp::kMul) {
         Expr a = Run(b->a), c = Run(b->b);
-        if (const int64_t* k = AsIntConst(c)) return Merge(a, scale * *k, out);
-        if (const int64_t* k = AsIntConst(a)) return Merge(c, scale * *k, out);
+        if (const int64_t* k = AsIntConst(c)) return Merge(a, WrapMul(scale, *k), out);
+        if (const int64_t* k = AsIntConst(a)) return Merge(c, WrapMul(scale, *k), out);
         out->AddTerm(MakeBinary(BinOp::kMul, a, c), scale);
         return;
       }
@@ -77,27 +105,35 @@ class Simplifier {
   }
 
   Expr SimplifySum(const Expr& e) {
+    const DType t = e.dtype();
     SumForm f;
     CollectSum(e, 1, &f);
-    MergeDivModPairs(&f);
-    return FromSumForm(f, e.dtype());
+    MergeDivModPairs(&f, t);
+    f.WrapTo(t);
+    for (const Expr& atom : f.dropped)
+      if (MayFail(atom)) return Rewrite(MapChildren(e, [&](const Expr& c) { return Run(c); }));
+    return FromSumForm(f, t);
   }
 
   // k*c*floordiv(x, c) + k*floormod(x, c) == k*x: what splitting a fused
-  // index back into its parts and recombining it leaves behind.
-  static void MergeDivModPairs(SumForm* f) {
+  // index back into its parts and recombining it leaves behind. (It holds
+  // for every x and c != 0, so also with wrap-around.)
+  static void MergeDivModPairs(SumForm* f, DType t) {
+    auto wrap = [&](int64_t v) { return Normalize(t, Scalar{v, 0}).i; };
     for (bool merged = true; merged;) {
       merged = false;
       for (size_t m = 0; m < f->terms.size() && !merged; ++m) {
         const auto* mod = f->terms[m].atom.as<Binary>();
         if (!mod || mod->op != BinOp::kFloorMod) continue;
-        const int64_t* c = AsIntConst(mod->b);
-        if (!c) continue;
+        std::optional<int64_t> c = IntValue(mod->b);
+        if (!c || *c == 0) continue;
         int64_t k = f->terms[m].coef;
         for (size_t d = 0; d < f->terms.size(); ++d) {
           const auto* div = f->terms[d].atom.as<Binary>();
-          if (!div || div->op != BinOp::kFloorDiv || f->terms[d].coef != k * *c) continue;
-          const int64_t* c2 = AsIntConst(div->b);
+          if (!div || div->op != BinOp::kFloorDiv ||
+              wrap(f->terms[d].coef) != wrap(WrapMul(k, *c)))
+            continue;
+          std::optional<int64_t> c2 = IntValue(div->b);
           if (!c2 || *c2 != *c || !StructurallyEqual(div->a, mod->a)) continue;
           Expr x = mod->a;
           f->terms.erase(f->terms.begin() + static_cast<long>(std::max(m, d)));
@@ -115,8 +151,10 @@ class Simplifier {
   // floordiv / floormod of a sum by a positive constant c: terms whose
   // coefficient c divides come out of the division; the rest stays.
   Expr DivMod(BinOp op, const Expr& a, int64_t c, DType t) {
-    if (c == 1) return op == BinOp::kFloorDiv ? a : IntConst(0, t);
+    if (c == 1 && op == BinOp::kFloorDiv) return a;
     SumForm f = ToSumForm(a);
+    for (const Expr& atom : f.dropped)
+      if (MayFail(atom)) return MakeBinary(op, a, IntConst(c, t));
     SumForm quotient, rest;
     for (const SumTerm& term : f.terms) {
       if (term.coef % c == 0) {
@@ -125,13 +163,17 @@ class Simplifier {
         rest.AddTerm(term.atom, term.coef);
       }
     }
+    // The modulo drops the quotient's terms: not when one might fail.
+    if (op == BinOp::kFloorMod)
+      for (const SumTerm& term : quotient.terms)
+        if (MayFail(term.atom)) return MakeBinary(op, a, IntConst(c, t));
     quotient.constant = FloorDivInt(f.constant, c);
     rest.constant = FloorModInt(f.constant, c);
     Expr rest_expr = FromSumForm(rest, t);
     std::optional<IntInterval> rb = Bounds(rest_expr);
     bool rest_in_one_period = rb && FloorDivInt(rb->lo, c) == FloorDivInt(rb->hi, c);
     if (op == BinOp::kFloorDiv) {
-      if (rest_in_one_period) {
+      if (rest_in_one_period && !MayFail(rest_expr)) {
         quotient.constant += FloorDivInt(rb->lo, c);
         return FromSumForm(quotient, t);
       }
@@ -148,49 +190,19 @@ class Simplifier {
     }
     // Nested modulo by a multiple: (x % 64) % 16 == x % 16.
     if (const auto* inner = rest_expr.as<Binary>(); inner && inner->op == BinOp::kFloorMod)
-      if (const int64_t* k = AsIntConst(inner->b); k && *k % c == 0) rest_expr = inner->a;
+      if (const int64_t* k = AsIntConst(inner->b); k && *k != 0 && *k % c == 0)
+        rest_expr = inner->a;
     return MakeBinary(BinOp::kFloorMod, rest_expr, IntConst(c, t));
   }
 
-  Expr FoldInt(BinOp op, int64_t a, int64_t b, DType t) {
-    switch (op) {
-      case BinOp::kAdd: return IntConst(a + b, t);
-      case BinOp::kSub: return IntConst(a - b, t);
-      case BinOp::kMul: return IntConst(a * b, t);
-      case BinOp::kDiv: return b ? IntConst(a / b, t) : Expr();
-      case BinOp::kMod: return b ? IntConst(a % b, t) : Expr();
-      case BinOp::kFloorDiv: return b ? IntConst(FloorDivInt(a, b), t) : Expr();
-      case BinOp::kFloorMod: return b ? IntConst(FloorModInt(a, b), t) : Expr();
-      case BinOp::kMin: return IntConst(std::min(a, b), t);
-      case BinOp::kMax: return IntConst(std::max(a, b), t);
-      case BinOp::kEQ: return IntConst(a == b, t);
-      case BinOp::kNE: return IntConst(a != b, t);
-      case BinOp::kLT: return IntConst(a < b, t);
-      case BinOp::kLE: return IntConst(a <= b, t);
-      case BinOp::kGT: return IntConst(a > b, t);
-      case BinOp::kGE: return IntConst(a >= b, t);
-      case BinOp::kAnd: return IntConst(a && b, t);
-      case BinOp::kOr: return IntConst(a || b, t);
-    }
-    return Expr();
-  }
-
-  Expr FoldFloat(BinOp op, double a, double b, DType t) {
-    switch (op) {
-      case BinOp::kAdd: return FloatResult(a + b, t);
-      case BinOp::kSub: return FloatResult(a - b, t);
-      case BinOp::kMul: return FloatResult(a * b, t);
-      case BinOp::kDiv: return FloatResult(a / b, t);
-      case BinOp::kMin: return FloatResult(std::min(a, b), t);
-      case BinOp::kMax: return FloatResult(std::max(a, b), t);
-      case BinOp::kEQ: return IntConst(a == b, t);
-      case BinOp::kNE: return IntConst(a != b, t);
-      case BinOp::kLT: return IntConst(a < b, t);
-      case BinOp::kLE: return IntConst(a <= b, t);
-      case BinOp::kGT: return IntConst(a > b, t);
-      case BinOp::kGE: return IntConst(a >= b, t);
-      default: return Expr();
-    }
+  // Both operands constant: the value the interpreter computes, unless
+  // there is none (integer division by zero), which stays as it is.
+  static Expr Fold(const Binary& n, DType t) {
+    std::optional<Scalar> a = ConstantValue(n.a), b = ConstantValue(n.b);
+    if (!a || !b) return Expr();
+    DType operand = n.a.dtype();
+    std::optional<Scalar> r = ApplyBinary(n.op, operand, *a, Convert(*b, n.b.dtype(), operand));
+    return r ? ConstantExpr(t, *r) : Expr();
   }
 
   // Vector index algebra on ramps and broadcasts.
@@ -226,47 +238,47 @@ class Simplifier {
   Expr RewriteBinary(const Binary& n, const Expr& e) {
     DType t = e.dtype();
     if (t.is_vector()) return RewriteVector(n, e);
-    const int64_t* ia = AsIntConst(n.a);
-    const int64_t* ib = AsIntConst(n.b);
-    const double* fa = AsFloatConst(n.a);
-    const double* fb = AsFloatConst(n.b);
-    if (ia && ib) {
-      Expr folded = FoldInt(n.op, *ia, *ib, t);
-      if (folded) return folded;
-    }
-    if (fa && fb) {
-      Expr folded = FoldFloat(n.op, *fa, *fb, t);
-      if (folded) return folded;
-    }
+    if (Expr folded = Fold(n, t)) return folded;
     if (IsLogical(n.op)) {
+      // The left operand is evaluated first, so it may be dropped only
+      // when it cannot fail.
       bool is_and = n.op == BinOp::kAnd;
-      for (const auto& [x, y] : {std::pair{n.a, n.b}, std::pair{n.b, n.a}}) {
-        if (const int64_t* c = AsIntConst(x)) {
-          if (is_and) return *c ? y : IntConst(0, t);
-          return *c ? IntConst(1, t) : y;
-        }
+      std::optional<Scalar> ca = ConstantValue(n.a), cb = ConstantValue(n.b);
+      if (ca) {
+        bool c = Truthy(n.a.dtype(), *ca);
+        if (is_and) return c ? AsBool(n.b) : IntConst(0, t);
+        return c ? IntConst(1, t) : AsBool(n.b);
+      }
+      if (cb) {
+        bool c = Truthy(n.b.dtype(), *cb);
+        if (is_and && c) return AsBool(n.a);
+        if (!is_and && !c) return AsBool(n.a);
+        if (!MayFail(n.a)) return IntConst(is_and ? 0 : 1, t);
       }
       return e;
     }
+    std::optional<int64_t> ib = IntValue(n.b);
     if (IsComparison(n.op) || n.op == BinOp::kMin || n.op == BinOp::kMax) {
       if (IsIndexType(n.a.dtype())) {
+        // Bounds ignore whether an operand has a value (a select's bounds
+        // are its branches'), so what is dropped is asked about.
         if (IsComparison(n.op)) {
           std::optional<IntInterval> b = Bounds(e);
-          if (b && b->is_point()) return IntConst(b->lo, t);
+          if (b && b->is_point() && !MayFail(e)) return IntConst(b->lo, t);
           return e;
         }
         std::optional<IntInterval> a = Bounds(n.a), b = Bounds(n.b);
         if (a && b) {
           bool a_le_b = a->hi <= b->lo, b_le_a = b->hi <= a->lo;
-          if (n.op == BinOp::kMin && a_le_b) return n.a;
-          if (n.op == BinOp::kMin && b_le_a) return n.b;
-          if (n.op == BinOp::kMax && a_le_b) return n.b;
-          if (n.op == BinOp::kMax && b_le_a) return n.a;
+          bool keep_a = n.op == BinOp::kMin ? a_le_b : b_le_a;
+          bool keep_b = n.op == BinOp::kMin ? b_le_a : a_le_b;
+          if (keep_a && !MayFail(n.b)) return n.a;
+          if (keep_b && !MayFail(n.a)) return n.b;
         }
       }
       return e;
     }
-    if (IsIndexType(t)) {
+    if (IsNonWrapping(t)) {
       if ((n.op == BinOp::kFloorDiv || n.op == BinOp::kFloorMod) && ib && *ib > 0)
         return DivMod(n.op, n.a, *ib, t);
       // Truncating division equals floor division on non-negative operands.
@@ -278,11 +290,13 @@ class Simplifier {
       return e;
     }
     if (t.is_float()) {
+      // Exact identities only: x + 0 is not x for x = -0 (it is +0), but
+      // x + (-0) and x - 0 are.
       if (n.op == BinOp::kMul && IsConstValue(n.b, 1)) return n.a;
       if (n.op == BinOp::kMul && IsConstValue(n.a, 1)) return n.b;
-      if (n.op == BinOp::kAdd && IsConstValue(n.b, 0)) return n.a;
-      if (n.op == BinOp::kAdd && IsConstValue(n.a, 0)) return n.b;
-      if (n.op == BinOp::kSub && IsConstValue(n.b, 0)) return n.a;
+      if (n.op == BinOp::kAdd && IsNegativeZero(n.b)) return n.a;
+      if (n.op == BinOp::kAdd && IsNegativeZero(n.a)) return n.b;
+      if (n.op == BinOp::kSub && IsPositiveZero(n.b)) return n.a;
       if (n.op == BinOp::kDiv && IsConstValue(n.b, 1)) return n.a;
     }
     return e;
@@ -293,32 +307,28 @@ class Simplifier {
         Overloaded{
             [&](const Binary& n) { return RewriteBinary(n, e); },
             [&](const Not& n) -> Expr {
-              if (const int64_t* c = AsIntConst(n.a)) return IntConst(!*c, e.dtype());
-              if (const auto* inner = n.a.as<Not>()) return inner->a;
+              if (std::optional<Scalar> c = ConstantValue(n.a))
+                return IntConst(!Truthy(n.a.dtype(), *c), e.dtype());
+              if (const auto* inner = n.a.as<Not>()) return AsBool(inner->a);
               return e;
             },
             [&](const Select& n) -> Expr {
-              if (const int64_t* c = AsIntConst(n.cond)) return *c ? n.true_value : n.false_value;
+              if (std::optional<Scalar> c = ConstantValue(n.cond))
+                return Truthy(n.cond.dtype(), *c) ? n.true_value : n.false_value;
               if (!n.cond.dtype().is_vector()) {
                 std::optional<IntInterval> b = Bounds(n.cond);
-                if (b && b->is_point()) return b->lo ? n.true_value : n.false_value;
+                if (b && b->is_point() && !MayFail(n.cond))
+                  return b->lo ? n.true_value : n.false_value;
               }
-              if (StructurallyEqual(n.true_value, n.false_value)) return n.true_value;
+              if (StructurallyEqual(n.true_value, n.false_value) && !MayFail(n.cond))
+                return n.true_value;
               return e;
             },
             [&](const Cast& n) -> Expr {
               DType t = e.dtype();
               if (t.is_vector()) return e;
-              if (const int64_t* c = AsIntConst(n.value)) {
-                if (t.is_float()) return FloatResult(static_cast<double>(*c), t);
-                if (t.is_bool()) return IntConst(*c != 0, t);
-                if (t.bits() >= 64 || (*c >= -(int64_t{1} << (t.bits() - 1)) &&
-                                       *c < (int64_t{1} << (t.bits() - 1))))
-                  return IntConst(*c, t);
-              }
-              if (const double* f = AsFloatConst(n.value)) {
-                if (t.is_float()) return FloatResult(*f, t);
-              }
+              if (std::optional<Scalar> c = ConstantValue(n.value))
+                return ConstantExpr(t, Convert(*c, n.value.dtype(), t));
               return e;
             },
             [&](const Ramp& n) -> Expr {

@@ -1,11 +1,12 @@
 #include "common/te/definition/expr_builder.h"
 
+#include <cstdint>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/overloaded.h"
-#include "common/te/arith/interval.h"
 #include "common/te/definition/functions.h"
+#include "common/te/op_semantics.h"
 
 namespace tuneforge::te::definition {
 namespace {
@@ -53,49 +54,47 @@ absl::Status RequireCompatible(const Expr& a, const Expr& b, Pos pos, absl::stri
 }
 
 // Folds arithmetic on two constants so that "N + 2" is one number, as the
-// operator library writes it. Returns a null Expr when it does not apply.
+// operator library writes it, with the values the interpreter would compute
+// (op_semantics.h). Returns a null Expr when it does not apply.
 absl::StatusOr<Expr> Fold(BinOp op, const Expr& a, const Expr& b, Pos pos) {
   if (!IsConstant(a) || !IsConstant(b)) return Expr();
-  const int64_t* x = AsIntConst(a);
-  const int64_t* y = AsIntConst(b);
-  bool divides = op == BinOp::kDiv || op == BinOp::kFloorDiv || op == BinOp::kFloorMod;
-  if (x && y) {
+  const bool ints = a.as<IntImm>() && b.as<IntImm>();
+  switch (op) {
+    case BinOp::kAdd: case BinOp::kSub: case BinOp::kMul: case BinOp::kDiv: case BinOp::kMin:
+    case BinOp::kMax:
+      break;
+    case BinOp::kFloorDiv: case BinOp::kFloorMod:
+      if (!ints) return Expr();
+      break;
+    case BinOp::kMod: case BinOp::kEQ: case BinOp::kNE: case BinOp::kLT: case BinOp::kLE:
+    case BinOp::kGT: case BinOp::kGE: case BinOp::kAnd: case BinOp::kOr:
+      return Expr();
+  }
+  DType t;
+  if (ints) {
+    // Literals are int64; a cast constant (int32(3)) keeps its type when both agree.
+    t = a.dtype() == b.dtype() ? a.dtype() : DType::Index();
+  } else {
+    // The float operand's type; float64 if both are floats and one is.
+    t = a.dtype().is_float() ? a.dtype() : b.dtype();
+    if (a.dtype().is_float() && b.dtype() == DType::Float64()) t = DType::Float64();
+  }
+  Scalar x = Convert(*ConstantValue(a), a.dtype(), t);
+  Scalar y = Convert(*ConstantValue(b), b.dtype(), t);
+  const bool divides = BinOpClass(op) == OpClass::kDivision;
+  if (divides && (ints ? y.i == 0 : y.f == 0)) return ErrorAt(pos, "division by zero");
+  if (ints && t == DType::Index()) {
     int64_t r = 0;
     bool overflow = false;
-    if (divides && *y == 0) return ErrorAt(pos, "division by zero");
     switch (op) {
-      case BinOp::kAdd: overflow = __builtin_add_overflow(*x, *y, &r); break;
-      case BinOp::kSub: overflow = __builtin_sub_overflow(*x, *y, &r); break;
-      case BinOp::kMul: overflow = __builtin_mul_overflow(*x, *y, &r); break;
-      case BinOp::kDiv: r = *x / *y; break;
-      case BinOp::kFloorDiv: r = arith::FloorDivInt(*x, *y); break;
-      case BinOp::kFloorMod: r = arith::FloorModInt(*x, *y); break;
-      case BinOp::kMin: r = std::min(*x, *y); break;
-      case BinOp::kMax: r = std::max(*x, *y); break;
-      default: return Expr();
+      case BinOp::kAdd: overflow = __builtin_add_overflow(x.i, y.i, &r); break;
+      case BinOp::kSub: overflow = __builtin_sub_overflow(x.i, y.i, &r); break;
+      case BinOp::kMul: overflow = __builtin_mul_overflow(x.i, y.i, &r); break;
+      default: overflow = divides && x.i == INT64_MIN && y.i == -1; break;
     }
     if (overflow) return ErrorAt(pos, "constant arithmetic overflows 64-bit integers");
-    // Literals are int64; a cast constant (int32(3)) keeps its type when both agree.
-    return IntConst(r, a.dtype() == b.dtype() ? a.dtype() : DType::Index());
   }
-  auto value = [](const Expr& e) {
-    return e.as<FloatImm>() ? e.as<FloatImm>()->value : static_cast<double>(*AsIntConst(e));
-  };
-  double p = value(a), q = value(b);
-  // The float operand's type; float64 if both are floats and one is.
-  DType t = a.dtype().is_float() ? a.dtype() : b.dtype();
-  if (a.dtype().is_float() && b.dtype() == DType::Float64()) t = DType::Float64();
-  switch (op) {
-    case BinOp::kAdd: return FloatConst(p + q, t);
-    case BinOp::kSub: return FloatConst(p - q, t);
-    case BinOp::kMul: return FloatConst(p * q, t);
-    case BinOp::kDiv:
-      if (q == 0) return ErrorAt(pos, "division by zero");
-      return FloatConst(p / q, t);
-    case BinOp::kMin: return FloatConst(std::min(p, q), t);
-    case BinOp::kMax: return FloatConst(std::max(p, q), t);
-    default: return Expr();
-  }
+  return ConstantExpr(t, *ApplyBinary(op, t, x, y));
 }
 
 std::optional<BinOp> BinaryOp(absl::string_view s) {
