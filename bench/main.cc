@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -91,9 +93,27 @@ struct Options {
   std::string data_dir = TF_SCHEDULE_DIR;
 };
 
-int Run(const Options& opt, const std::string& self) {
-  std::vector<int> thread_counts;
-  for (absl::string_view t : absl::StrSplit(opt.threads, ',')) thread_counts.push_back(std::stoi(std::string(t)));
+// "1,2" -> {1, 2}. Error: a part that is not a whole number from 1 to 1024.
+std::optional<std::vector<int>> ParseThreadCounts(const std::string& text, std::string* error) {
+  std::vector<int> counts;
+  for (absl::string_view t : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    int n = 0;
+    if (!absl::SimpleAtoi(t, &n) || n < 1 || n > 1024) {
+      *error = absl::StrCat("--threads '", text, "': '", t,
+                            "' is not a thread count; give whole numbers from 1 to 1024, comma-separated "
+                            "(e.g. --threads 1,2)");
+      return std::nullopt;
+    }
+    counts.push_back(n);
+  }
+  if (counts.empty()) {
+    *error = absl::StrCat("--threads '", text, "' names no thread count; give e.g. --threads 1,2");
+    return std::nullopt;
+  }
+  return counts;
+}
+
+int Run(const Options& opt, const std::vector<int>& thread_counts, const std::string& self) {
   codegen::Target target = codegen::Target::Host();
   std::vector<Row> rows;
   std::string openblas_core = "-";
@@ -254,9 +274,13 @@ int main(int argc, char** argv) {
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) return 1;
   self[n] = 0;
-  std::vector<int> thread_counts;
-  for (absl::string_view t : absl::StrSplit(opt.threads, ',', absl::SkipEmpty()))
-    thread_counts.push_back(std::stoi(std::string(t)));
+  std::string threads_error;
+  std::optional<std::vector<int>> parsed_threads = ParseThreadCounts(opt.threads, &threads_error);
+  if (!parsed_threads) {
+    std::cerr << "error: " << threads_error << "\n";
+    return 1;
+  }
+  const std::vector<int>& thread_counts = *parsed_threads;
   if (search_round) return RunSearchRoundBench(opt.json, thread_counts.empty() ? 2 : thread_counts.back());
   if (tuning) {
     tuning_opt.self = self;
@@ -267,5 +291,5 @@ int main(int argc, char** argv) {
     tuning_opt.json = opt.json;
     return RunTuningCurves(tuning_opt);
   }
-  return Run(opt, self);
+  return Run(opt, thread_counts, self);
 }

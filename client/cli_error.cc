@@ -2,11 +2,13 @@
 
 #include <iostream>
 
+#include "client/json_text.h"
+
 namespace tuneforge::cli {
 
 int Succeed(const Output& out, const Json& result, const std::string& text) {
   if (out.json) {
-    std::cout << result.dump() << "\n";
+    std::cout << JsonText(result) << "\n";
   } else {
     std::cout << text;
     if (!text.empty() && text.back() != '\n') std::cout << "\n";
@@ -21,7 +23,7 @@ int Fail(const Output& out, const std::string& message, Json partial) {
     if (c == '\n') c = ' ';
   if (out.json) {
     partial["error"] = line;
-    std::cout << partial.dump() << "\n";
+    std::cout << JsonText(partial) << "\n";
   }
   std::cerr << "error: " << line << "\n";
   return 1;

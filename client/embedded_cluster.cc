@@ -2,17 +2,21 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/rpc/auth.h"
+#include "worker/agent/device_key.h"
 
 namespace tuneforge::cli {
 
 absl::StatusOr<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(EmbeddedOptions options) {
   std::unique_ptr<EmbeddedCluster> c(new EmbeddedCluster());
   c->device_key_ = worker::ProbeDevice("", /*runner_only=*/false).device_key();
-  if (!options.requested_device_key.empty() && options.requested_device_key != c->device_key_)
+  // This machine's key as an older build spelt it (no CPU model) is still
+  // this machine: the job gets today's key.
+  const std::string& requested = options.requested_device_key;
+  if (!requested.empty() && requested != c->device_key_ && requested != worker::LegacyDeviceKey(c->device_key_))
     return absl::InvalidArgumentError(absl::StrCat(
-        "--target ", options.requested_device_key, " is not this machine's device key (",
-        c->device_key_, "), and the embedded worker measures here; drop --target, or tune on such "
-        "a device with --server HOST:PORT of a cluster that has one"));
+        "--device-key ", requested, " is not this machine's device key (", c->device_key_,
+        "), and the embedded worker measures here; drop --device-key, or tune on such a device with "
+        "--server HOST:PORT of a cluster that has one"));
   // The token never leaves this process: it only keeps the in-process
   // server's one code path (every call carries a token).
   absl::StatusOr<std::string> token = rpc::GenerateToken();

@@ -32,7 +32,7 @@ struct EmbeddedOptions {
 
 class EmbeddedCluster {
  public:
-  // Errors: a --target that is not this machine's key, an unopenable
+  // Errors: a --device-key that is not this machine's key, an unopenable
   // database, no token source.
   static absl::StatusOr<std::unique_ptr<EmbeddedCluster>> Start(EmbeddedOptions options);
   ~EmbeddedCluster();

@@ -1,6 +1,7 @@
 // tuneforge: the command line of the tuning service (INTERFACE.md).
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iostream>
 
 #include "CLI/CLI.hpp"
@@ -68,6 +69,13 @@ int main(int argc, char** argv) {
     Output out;
     for (int i = 1; i < argc; ++i) out.json = out.json || std::strcmp(argv[i], "--json") == 0;
     return Fail(out, std::string(e.what()) + "; run 'tuneforge --help' or 'tuneforge COMMAND --help'");
+  } catch (const std::exception& e) {
+    // The last line of defence: a bug must still end in one error line
+    // (and one JSON object), not in an abort. The CLI fuzz test fails on it.
+    Output out;
+    for (int i = 1; i < argc; ++i) out.json = out.json || std::strcmp(argv[i], "--json") == 0;
+    return Fail(out, std::string("internal error (a bug in tuneforge; please report it with the command): ") +
+                         e.what());
   }
   return exit_code;
 }

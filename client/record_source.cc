@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/api/records_client.h"
 #include "server/record_store/record_store.h"
+#include "worker/agent/device_key.h"
 
 namespace tuneforge::cli {
 namespace {
@@ -106,6 +107,15 @@ absl::StatusOr<std::unique_ptr<RecordSource>> RecordSource::Open(const RecordSou
   absl::StatusOr<std::unique_ptr<server::RecordStore>> store = server::RecordStore::Open(path);
   if (!store.ok()) return store.status();
   return std::make_unique<DatabaseSource>(path, *std::move(store));
+}
+
+absl::StatusOr<std::optional<v1::Record>> BestForDevice(RecordSource& source, const std::string& workload_key,
+                                                        const std::string& device_key) {
+  absl::StatusOr<std::optional<v1::Record>> best = source.Best(workload_key, device_key);
+  if (!best.ok() || best->has_value() || device_key.empty()) return best;
+  std::optional<std::string> legacy = worker::LegacyDeviceKey(device_key);
+  if (!legacy) return best;
+  return source.Best(workload_key, *legacy);
 }
 
 }  // namespace tuneforge::cli

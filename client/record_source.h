@@ -54,4 +54,10 @@ class RecordSource {
   virtual std::string Describe() const = 0;
 };
 
+// source.Best(workload_key, device_key), and when it has none, the best
+// under the key an older build gave the same device (its key without the
+// CPU model, worker/agent/device_key.h).
+absl::StatusOr<std::optional<v1::Record>> BestForDevice(RecordSource& source, const std::string& workload_key,
+                                                        const std::string& device_key);
+
 }  // namespace tuneforge::cli

@@ -7,7 +7,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${TUNEFORGE_BUILD_DIR:-$ROOT/build}"
 
-# Build dependencies (see ../shared/BUILD-NOTES.md for why each).
+# Build dependencies (a comment says why where it is not obvious).
 PACKAGES=(
   cmake ninja-build g++ pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
@@ -16,6 +16,7 @@ PACKAGES=(
   libopenblas-dev libdnnl-dev   # peers in tuneforge-bench
   ocl-icd-opencl-dev opencl-headers   # Debian's dnnl CMake config requires OpenCL (its GPU runtime)
   g++-aarch64-linux-gnu qemu-user   # AArch64 kernels are linked and run under qemu in tests
+  openssl   # the TLS tests make their CA, certificates and keys with it
 )
 
 missing=()

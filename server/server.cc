@@ -25,9 +25,33 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const Serve
   if (!cert.ok()) return cert.status();
   absl::StatusOr<std::string> key = ReadFile(o.tls_key_file, "TLS key");
   if (!key.ok()) return key.status();
+  // gRPC says only that it cannot listen; name the file that is wrong.
+  if (cert->find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+    return absl::InvalidArgumentError(absl::StrCat("--tls-cert '", o.tls_cert_file, "' holds no PEM certificate "
+                                                   "(-----BEGIN CERTIFICATE-----); give the server's certificate"));
+  if (key->find("-----BEGIN") == std::string::npos || key->find("PRIVATE KEY-----") == std::string::npos)
+    return absl::InvalidArgumentError(absl::StrCat("--tls-key '", o.tls_key_file, "' holds no PEM private key "
+                                                   "(-----BEGIN PRIVATE KEY-----); give the key of --tls-cert"));
   grpc::SslServerCredentialsOptions ssl;
   ssl.pem_key_cert_pairs.push_back({*key, *cert});
   return grpc::SslServerCredentials(ssl);
+}
+
+// Whether `listen` can be bound without TLS: when a TLS server cannot
+// start there but this can, the certificate and key are what is wrong.
+bool CanListenInPlainText(const std::string& listen) {
+  grpc::ServerBuilder builder;
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  int port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  // gRPC starts no server without a service (every method answers
+  // UNIMPLEMENTED here; nothing calls it).
+  v1::Jobs::Service unused;
+  builder.RegisterService(&unused);
+  std::unique_ptr<grpc::Server> probe = builder.BuildAndStart();
+  if (!probe) return false;
+  probe->Shutdown();
+  return port != 0;
 }
 
 }  // namespace
@@ -66,6 +90,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   s->grpc_ = builder.BuildAndStart();
   if (!s->grpc_ || (!options.listen.empty() && s->port_ == 0)) {
     s->Shutdown();
+    if (!options.tls_cert_file.empty() && CanListenInPlainText(options.listen))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot listen with TLS on '", options.listen, "': the port is free, so the key --tls-key ",
+          options.tls_key_file, " does not match the certificate --tls-cert ", options.tls_cert_file,
+          " (or one of them is damaged); give the key the certificate was made for"));
     return absl::UnavailableError(absl::StrCat("cannot listen on '", options.listen,
                                                "': the address is invalid or the port is in use; "
                                                "pick another with --listen HOST:PORT"));

@@ -36,7 +36,13 @@ __attribute__((target("avx512f"))) double Avx512Chain(float seed) {
   for (long i = 0; i < kIterations; ++i) {
     TF_FMA12(_mm512_fmadd_ps, x, m, c)
   }
-  return _mm512_reduce_add_ps(TF_SUM12(_mm512_add_ps, x));
+  // Summed by hand: GCC 12's _mm512_reduce_add_ps reads an uninitialised
+  // register in its headers (-Wuninitialized).
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, TF_SUM12(_mm512_add_ps, x));
+  double sum = 0;
+  for (float lane : lanes) sum += lane;
+  return sum;
 }
 
 __attribute__((target("avx2,fma"))) double Avx2Chain(float seed) {

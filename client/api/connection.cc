@@ -23,12 +23,12 @@ absl::StatusOr<Connection> Connection::Open(const rpc::ConnectOptions& options) 
         "no token: give --token-file FILE (the server's token file) or set TUNEFORGE_TOKEN");
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = rpc::MakeChannel(options);
   if (!channel.ok()) return channel.status();
-  return Connection(*std::move(channel), options.token, options.address);
+  return Connection(*std::move(channel), options.token, options.address, rpc::TransportOf(options));
 }
 
 Connection Connection::OverChannel(std::shared_ptr<grpc::Channel> channel, std::string token,
                                    std::string address) {
-  return Connection(std::move(channel), std::move(token), std::move(address));
+  return Connection(std::move(channel), std::move(token), std::move(address), rpc::Transport::kUnknown);
 }
 
 std::unique_ptr<grpc::ClientContext> Connection::Context(CallKind kind) const {
@@ -36,7 +36,7 @@ std::unique_ptr<grpc::ClientContext> Connection::Context(CallKind kind) const {
 }
 
 absl::Status Connection::Check(const grpc::Status& status) const {
-  return rpc::FromGrpc(status, address_);
+  return rpc::FromGrpc(status, address_, transport_);
 }
 
 }  // namespace tuneforge::client

@@ -39,12 +39,17 @@ class Connection {
   const std::string& address() const { return address_; }
 
  private:
-  Connection(std::shared_ptr<grpc::Channel> channel, std::string token, std::string address)
-      : channel_(std::move(channel)), token_(std::move(token)), address_(std::move(address)) {}
+  Connection(std::shared_ptr<grpc::Channel> channel, std::string token, std::string address,
+             rpc::Transport transport)
+      : channel_(std::move(channel)),
+        token_(std::move(token)),
+        address_(std::move(address)),
+        transport_(transport) {}
 
   std::shared_ptr<grpc::Channel> channel_;
   std::string token_;
   std::string address_;
+  rpc::Transport transport_;
 };
 
 }  // namespace tuneforge::client

@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/cli_error.h"
+#include "client/device_key_flag.h"
+#include "client/json_text.h"
 #include "client/job_view.h"
 #include "client/record_source.h"
 #include "client/workload_arg.h"
@@ -17,7 +19,7 @@ namespace {
 struct BestArgs {
   std::string spec;
   std::string def_file;
-  std::string target;  // device key; "" = any
+  DeviceKeyFlag device;  // "" = any
   std::string schedule_out;
   RecordSourceArgs source;
   Output out;
@@ -46,19 +48,21 @@ int RunBest(const BestArgs& args) {
   absl::StatusOr<ApiWorkload> w = ResolveApiWorkload(args.spec, args.def_file);
   if (!w.ok()) return Fail(args.out, w.status());
   const std::string key = w->parsed.dag->workload_key();
+  absl::StatusOr<std::string> device = DeviceKeyOf(args.device);
+  if (!device.ok()) return Fail(args.out, device.status());
   absl::StatusOr<std::unique_ptr<RecordSource>> source =
       RecordSource::Open(args.source, RecordSource::Mode::kRead);
   if (!source.ok()) return Fail(args.out, source.status());
-  absl::StatusOr<std::optional<v1::Record>> best = (*source)->Best(key, args.target);
+  absl::StatusOr<std::optional<v1::Record>> best = BestForDevice(**source, key, *device);
   if (!best.ok()) return Fail(args.out, best.status());
   if (!best->has_value()) {
     // Not an error: the question has an answer, "none yet".
     Json result{{"found", false},        {"gflops", nullptr},
                 {"seconds", nullptr},    {"schedule", nullptr},
-                {"target", args.target.empty() ? Json() : Json(args.target)},
+                {"target", device->empty() ? Json() : Json(*device)},
                 {"workload", w->parsed.spec}, {"workload_key", key}};
     std::string text = absl::StrCat("no correct record for ", w->parsed.spec, " (key ", key, ")",
-                                    args.target.empty() ? "" : " on " + args.target, " in ",
+                                    device->empty() ? "" : " on " + *device, " in ",
                                     (*source)->Describe(), "; tune it with: tuneforge tune ",
                                     w->parsed.spec);
     return Succeed(args.out, result, text);
@@ -78,7 +82,7 @@ int RunBest(const BestArgs& args) {
       "%s on %s: %.1f GFLOPS (%.4f ms, median of %d timing session%s), record %d of job %s\n%s",
       w->parsed.spec, r.device_key(), gflops, r.median_seconds() * 1e3, std::max(r.timings(), 1),
       r.timings() > 1 ? "s" : "", r.id(), r.job_id(),
-      ScheduleTextToJson(r.schedule_json()).dump(2));
+      JsonText(ScheduleTextToJson(r.schedule_json()), 2));
   return Succeed(args.out, RecordJson(r, gflops), text);
 }
 
@@ -89,7 +93,7 @@ void AddBestCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("best", "The best correct record of a workload and its schedule");
   cmd->add_option("workload", args->spec, "OP:KEY=VALUE,...");
   cmd->add_option("--def", args->def_file, "compute-definition file instead of a spec");
-  cmd->add_option("--target", args->target, "device key (default: the best over all devices)");
+  AddDeviceKeyFlag(cmd, &args->device, "device key (default: the best over all devices)");
   cmd->add_option("--out", args->schedule_out, "also write the schedule to this file");
   AddRecordSourceFlags(cmd, &args->source);
   cmd->add_flag("--json", args->out.json, "one JSON object on stdout");

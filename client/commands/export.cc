@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/cli_error.h"
+#include "client/device_key_flag.h"
 #include "client/record_source.h"
 #include "client/workload_arg.h"
 
@@ -16,7 +17,7 @@ struct ExportArgs {
   std::string out_file;  // "" = stdout
   std::string workload;  // filter, a spec
   std::string def_file;  // filter, a definition
-  std::string target;    // filter, a device key
+  DeviceKeyFlag device;  // filter
   RecordSourceArgs source;
   Output out;
 };
@@ -35,6 +36,8 @@ int RunExport(const ExportArgs& args) {
     return Fail(args.out, "--json prints a summary on stdout, so the records need --out F.jsonl");
   absl::StatusOr<std::string> key = WorkloadKeyFilter(args);
   if (!key.ok()) return Fail(args.out, key.status());
+  absl::StatusOr<std::string> device = DeviceKeyOf(args.device);
+  if (!device.ok()) return Fail(args.out, device.status());
   absl::StatusOr<std::unique_ptr<RecordSource>> source =
       RecordSource::Open(args.source, RecordSource::Mode::kRead);
   if (!source.ok()) return Fail(args.out, source.status());
@@ -48,7 +51,7 @@ int RunExport(const ExportArgs& args) {
   }
   std::ostream& sink = args.out_file.empty() ? std::cout : file;
   absl::StatusOr<int64_t> count =
-      (*source)->Export(*key, args.target, [&](const std::string& line) { sink << line << '\n'; });
+      (*source)->Export(*key, *device, [&](const std::string& line) { sink << line << '\n'; });
   if (!count.ok()) return Fail(args.out, count.status());
   sink.flush();
   if (!sink)
@@ -74,7 +77,7 @@ void AddExportCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--out", args->out_file, "file to write (default: stdout)");
   cmd->add_option("--workload", args->workload, "only records of this workload (OP:KEY=VALUE,...)");
   cmd->add_option("--def", args->def_file, "only records of this compute definition");
-  cmd->add_option("--target", args->target, "only records of this device key");
+  AddDeviceKeyFlag(cmd, &args->device, "only records of this device key");
   AddRecordSourceFlags(cmd, &args->source);
   cmd->add_flag("--json", args->out.json, "a JSON summary on stdout (needs --out)");
   cmd->callback([args, exit_code] { *exit_code = RunExport(*args); });

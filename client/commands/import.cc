@@ -9,6 +9,7 @@
 #include "client/cli_error.h"
 #include "client/record_source.h"
 #include "server/record_store/record_store.h"
+#include "server/service/import_checks.h"
 
 namespace tuneforge::cli {
 namespace {
@@ -32,12 +33,13 @@ absl::StatusOr<std::vector<std::string>> ReadRecordLines(const std::string& path
   std::istream& in = path == "-" ? std::cin : file;
   std::vector<std::string> lines;
   std::string line;
+  server::ImportChecker checker;
   for (int number = 1; std::getline(in, line); ++number) {
     if (absl::StripAsciiWhitespace(line).empty()) continue;
-    absl::StatusOr<v1::Record> record = server::RecordFromJsonLine(line);
-    if (!record.ok())
-      return absl::InvalidArgumentError(absl::StrCat(path, " line ", number, ": ",
-                                                     record.status().message(),
+    absl::Status s = server::RecordFromJsonLine(line).status();
+    if (s.ok()) s = checker.Check(line);
+    if (!s.ok())
+      return absl::InvalidArgumentError(absl::StrCat(path, " line ", number, ": ", s.message(),
                                                      "; nothing was imported"));
     lines.push_back(std::move(line));
   }

@@ -8,6 +8,7 @@
 #include "client/record_source.h"
 #include "client/workload_arg.h"
 #include "common/codegen/target.h"
+#include "worker/agent/device_key.h"
 #include "common/schedule/schedule_json.h"
 #include "worker/measure/measurer.h"
 
@@ -33,8 +34,8 @@ absl::StatusOr<v1::Record> BestRecord(const std::string& db, const te::Workload&
       RecordSource::Open(source, RecordSource::Mode::kRead);
   if (!store.ok()) return store.status();
   const std::string key = workload.dag->workload_key();
-  for (const std::string& device : {codegen::Target::Host().device_key(), std::string()}) {
-    absl::StatusOr<std::optional<v1::Record>> best = (*store)->Best(key, device);
+  for (const std::string& device : {worker::HostDeviceKey(), std::string()}) {
+    absl::StatusOr<std::optional<v1::Record>> best = BestForDevice(**store, key, device);
     if (!best.ok()) return best.status();
     if (best->has_value()) return **best;
   }

@@ -8,7 +8,9 @@
 #include "absl/strings/str_format.h"
 #include "client/api/jobs_client.h"
 #include "client/cli_error.h"
+#include "client/json_text.h"
 #include "client/device_choice.h"
+#include "client/device_key_flag.h"
 #include "client/embedded_cluster.h"
 #include "client/interrupt.h"
 #include "client/job_spec_args.h"
@@ -16,6 +18,7 @@
 #include "client/job_watch.h"
 #include "client/record_source.h"
 #include "client/server_args.h"
+#include "client/unfinished_job.h"
 
 namespace tuneforge::cli {
 namespace {
@@ -26,7 +29,8 @@ struct TuneArgs {
   std::string spec;
   std::string model;
   std::string db;
-  std::string target;
+  DeviceKeyFlag device;
+  bool fresh = false;  // cancel an unfinished job of the workload instead of continuing it
   JobSpecArgs job;
   ServerArgs server;
   bool verbose = false;
@@ -58,13 +62,13 @@ class WorkerFailure {
   absl::Status status_;
 };
 
-absl::StatusOr<TuneSession> OpenSession(const TuneArgs& args, std::function<void(const absl::Status&)>
-                                                                  on_worker_error) {
+absl::StatusOr<TuneSession> OpenSession(const TuneArgs& args, const std::string& requested_device,
+                                        std::function<void(const absl::Status&)> on_worker_error) {
   TuneSession session;
   if (args.server.given()) {
     absl::StatusOr<client::Connection> connection = Connect(args.server);
     if (!connection.ok()) return connection.status();
-    absl::StatusOr<std::string> device = ChooseDeviceKey(*connection, args.target, "--target");
+    absl::StatusOr<std::string> device = ChooseDeviceKey(*connection, requested_device, "--device-key");
     if (!device.ok()) return device.status();
     session.connection = *std::move(connection);
     session.device_key = *std::move(device);
@@ -73,7 +77,7 @@ absl::StatusOr<TuneSession> OpenSession(const TuneArgs& args, std::function<void
   }
   EmbeddedOptions options;
   options.db_path = args.db.empty() ? kDefaultDb : args.db;
-  options.requested_device_key = args.target;
+  options.requested_device_key = requested_device;
   options.on_worker_error = std::move(on_worker_error);
   if (args.verbose) options.log = [](const std::string& line) { std::cerr << line << std::endl; };
   absl::StatusOr<std::unique_ptr<EmbeddedCluster>> cluster = EmbeddedCluster::Start(options);
@@ -86,7 +90,7 @@ absl::StatusOr<TuneSession> OpenSession(const TuneArgs& args, std::function<void
 }
 
 Json TuneJson(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession& session,
-              double wall_s) {
+              double wall_s, bool continued) {
   bool has_best = job.best_gflops() > 0;
   return Json{{"best_gflops", job.best_gflops()},
               {"best_seconds", has_best ? Json(job.best_seconds()) : Json()},
@@ -101,7 +105,8 @@ Json TuneJson(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession
               {"workload", spec.workloads[0].parsed.spec},
               {"workload_key", spec.workloads[0].parsed.dag->workload_key()},
               {"target", session.device_key},
-              {"records", session.records_at}};
+              {"records", session.records_at},
+              {"continued", continued}};
 }
 
 std::string TuneText(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession& session,
@@ -115,19 +120,23 @@ std::string TuneText(const v1::Job& job, const ResolvedJobSpec& spec, const Tune
       "best %.1f GFLOPS (%.4f ms) after %d trials in %.1f s (job %s, %d errors)\n%s\n"
       "records in %s: 'tuneforge best %s' shows it again, 'tuneforge measure %s --best' re-times it",
       job.best_gflops(), job.best_seconds() * 1e3, job.trials_done(), wall_s, job.id(),
-      job.errors(), ScheduleTextToJson(job.best_schedule_json()).dump(2), session.records_at,
+      job.errors(), JsonText(ScheduleTextToJson(job.best_schedule_json()), 2), session.records_at,
       workload, workload);
 }
 
 absl::Status CheckArgs(TuneArgs& args) {
   if (!args.model.empty())
     return absl::UnimplementedError(
-        "--model (tuning every task of an ONNX model) comes with the model-import issue; tune one "
+        "--model (tuning every task of an ONNX model) is not supported by this tuneforge; tune one "
         "workload now: tuneforge tune OP:KEY=VALUE,... or --def FILE");
   if (!args.spec.empty()) args.job.specs = {args.spec};
   if (args.job.specs.size() + args.job.def_files.size() > 1)
     return absl::InvalidArgumentError(
         "tune takes one workload; submit several at once with 'tuneforge submit'");
+  if (args.fresh && args.server.given())
+    return absl::InvalidArgumentError(
+        "--fresh is for the embedded mode's unfinished jobs; on a cluster, 'tuneforge cancel JOB' the one "
+        "you want gone");
   if (args.server.given() && !args.db.empty())
     return absl::InvalidArgumentError(
         "--db is the embedded mode's database; with --server the records go to the cluster's (read "
@@ -141,11 +150,14 @@ int RunTune(TuneArgs args) {
   if (!spec.ok()) return Fail(args.out, spec.status());
   std::ostream& progress = args.out.json ? std::cerr : std::cout;
 
+  absl::StatusOr<std::string> requested_device = DeviceKeyOf(args.device);
+  if (!requested_device.ok()) return Fail(args.out, requested_device.status());
+
   // Declared before the session: the worker thread may use them until the
   // session stops.
   client::CallCanceller canceller;
   WorkerFailure worker_failure;
-  absl::StatusOr<TuneSession> session = OpenSession(args, [&](const absl::Status& s) {
+  absl::StatusOr<TuneSession> session = OpenSession(args, *requested_device, [&](const absl::Status& s) {
     worker_failure.Set(s);
     canceller.Cancel();
   });
@@ -154,12 +166,39 @@ int RunTune(TuneArgs args) {
 
   client::JobsClient jobs(*session->connection);
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<v1::Job> submitted = jobs.Submit(spec->spec);
-  if (!submitted.ok()) return Fail(args.out, submitted.status());
-  const std::string job_id = submitted->id();
+  // Only the embedded server resumes what an interrupted tune left; on a
+  // cluster a running job of the same workload may be someone else's.
+  absl::StatusOr<std::optional<v1::Job>> unfinished = std::optional<v1::Job>();
+  if (session->embedded)
+    unfinished = FindUnfinishedJob(jobs, spec->workloads[0].parsed.dag->workload_key(), session->device_key);
+  if (!unfinished.ok()) return Fail(args.out, unfinished.status());
+  if (unfinished->has_value() && args.fresh) {
+    absl::StatusOr<v1::Job> cancelled = jobs.Cancel((*unfinished)->id());
+    if (!cancelled.ok()) return Fail(args.out, cancelled.status());
+    std::cerr << absl::StrFormat("cancelled the unfinished job %s (%d of %d trials done; --fresh)",
+                                 (*unfinished)->id(), cancelled->trials_done(), cancelled->trials_total())
+              << std::endl;
+    unfinished->reset();
+  }
+  const bool continued = unfinished->has_value();
+  std::string job_id;
+  if (continued) {
+    const v1::Job& old = **unfinished;
+    job_id = old.id();
+    std::cerr << absl::StrFormat(
+                     "continuing job %s, which an earlier 'tuneforge tune' of this workload left unfinished in %s "
+                     "(%d of %d trials done%s); give --fresh to cancel it and start anew",
+                     job_id, session->records_at, old.trials_done(), old.trials_total(),
+                     old.trials_total() == args.job.trials ? "" : "; it keeps its own number of trials")
+              << std::endl;
+  } else {
+    absl::StatusOr<v1::Job> submitted = jobs.Submit(spec->spec);
+    if (!submitted.ok()) return Fail(args.out, submitted.status());
+    job_id = submitted->id();
+  }
   progress << absl::StrFormat("job %s: tuning %s on %s, %d trials, records in %s", job_id,
-                              spec->workloads[0].parsed.spec, session->device_key, args.job.trials,
-                              session->records_at)
+                              spec->workloads[0].parsed.spec, session->device_key,
+                              continued ? (*unfinished)->trials_total() : args.job.trials, session->records_at)
            << std::endl;
 
   absl::StatusOr<v1::Job> final_job;
@@ -190,7 +229,7 @@ int RunTune(TuneArgs args) {
     }
     return Fail(args.out, final_job.status());
   }
-  Json result = TuneJson(*final_job, *spec, *session, wall_s);
+  Json result = TuneJson(*final_job, *spec, *session, wall_s, continued);
   switch (final_job->state()) {
     case v1::JOB_STATE_DONE:
       return Succeed(args.out, result, TuneText(*final_job, *spec, *session, wall_s));
@@ -215,10 +254,13 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "tune", "Tune a workload (embedded server and local worker, or --server) and print its best");
   cmd->add_option("workload", args->spec, "OP:KEY=VALUE,...");
-  cmd->add_option("--model", args->model, "ONNX model (comes with the model-import issue)");
+  cmd->add_option("--model", args->model, "ONNX model (not supported by this tuneforge yet)");
   cmd->add_option("--trials", args->job.trials, "measurements in all (default 200)");
   cmd->add_option("--db", args->db, absl::StrCat("record database (default ./", kDefaultDb, ")"));
-  cmd->add_option("--target", args->target, "device key to tune for (default: this machine's)");
+  AddDeviceKeyFlag(cmd, &args->device, "device key to tune for (default: this machine's)");
+  cmd->add_flag("--fresh", args->fresh,
+                "cancel an unfinished job of this workload left in the database (an interrupted tune) and "
+                "start anew; without it such a job is continued");
   AddJobSpecFlags(cmd, &args->job);
   AddServerFlags(cmd, &args->server);
   cmd->add_flag("--verbose", args->verbose, "the local worker's log on stderr");

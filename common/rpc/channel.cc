@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/rpc/auth.h"
 
@@ -32,6 +34,12 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ConnectOptions&
           absl::StrCat("cannot read TLS CA file '", options.tls_ca_file, "'"));
     std::stringstream ss;
     ss << in.rdbuf();
+    // gRPC takes a file that is no PEM certificate without a word and then
+    // fails every call with "empty address list".
+    if (ss.str().find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "TLS CA file '", options.tls_ca_file, "' holds no PEM certificate (-----BEGIN CERTIFICATE-----); "
+          "give --tls-ca the CA certificate that signed the server's --tls-cert"));
     grpc::SslCredentialsOptions ssl;
     ssl.pem_root_certs = ss.str();
     creds = grpc::SslCredentials(ssl);
@@ -48,12 +56,42 @@ std::unique_ptr<grpc::ClientContext> MakeContext(const std::string& token, absl:
   return ctx;
 }
 
-absl::Status FromGrpc(const grpc::Status& status, const std::string& address) {
+namespace {
+
+// Marks the messages IsTlsMismatch recognises.
+constexpr char kTlsMarker[] = "TLS settings";
+
+bool Contains(const std::string& text, const char* part) {
+  return absl::StrContains(absl::AsciiStrToLower(text), part);
+}
+
+// Why a server could not be reached, from gRPC's message.
+std::string Unreachable(const std::string& msg, const std::string& address, Transport transport) {
+  const std::string at = address.empty() ? "" : " at " + address;
+  if (Contains(msg, "handshake") || Contains(msg, "ssl_error") || Contains(msg, "certificate"))
+    return absl::StrCat("the TLS handshake with the server", at, " failed (", msg, "): check the ", kTlsMarker,
+                        ": give --tls-ca the CA certificate that signed the server's --tls-cert, or drop "
+                        "--tls-ca if the server runs without TLS");
+  const bool hung_up = Contains(msg, "socket closed") || Contains(msg, "connection reset") ||
+                       Contains(msg, "end of file") || Contains(msg, "connection closed");
+  if (transport == Transport::kPlainText && hung_up && !Contains(msg, "refused"))
+    return absl::StrCat("the server", at, " closed the connection without answering (", msg, "): it most likely "
+                        "runs with TLS (--tls-cert), which needs matching ", kTlsMarker,
+                        " here: give --tls-ca CA.pem, the CA certificate that signed its --tls-cert");
+  return absl::StrCat("cannot reach the server", at, " (", msg,
+                      "); check that tuneforge-server runs and the address is right");
+}
+
+}  // namespace
+
+bool IsTlsMismatch(const absl::Status& status) {
+  return absl::IsUnavailable(status) && absl::StrContains(status.message(), kTlsMarker);
+}
+
+absl::Status FromGrpc(const grpc::Status& status, const std::string& address, Transport transport) {
   if (status.ok()) return absl::OkStatus();
   std::string msg = status.error_message();
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
-    msg = absl::StrCat("cannot reach the server", address.empty() ? "" : " at " + address, " (", msg,
-                       "); check that tuneforge-server runs and the address is right");
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) msg = Unreachable(msg, address, transport);
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)
     msg = absl::StrCat("the server did not answer in time", address.empty() ? "" : " (" + address + ")",
                        ": ", msg);

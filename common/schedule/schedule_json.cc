@@ -207,6 +207,9 @@ absl::StatusOr<Schedule> ParseScheduleJson(std::string_view text) {
     if (size_t p = detail.find("] "); p != std::string::npos) detail = detail.substr(p + 2);
     return absl::InvalidArgumentError(absl::StrCat("schedule JSON is not valid JSON (at byte ",
                                                    e.byte, "): ", detail, "; fix the syntax"));
+  } catch (const Json::exception& e) {  // out_of_range: a number beyond a double (1e400)
+    return absl::InvalidArgumentError(
+        absl::StrCat("schedule JSON holds a number out of range (", e.what(), "); numbers must fit a double"));
   }
   return ScheduleFromJson(json);
 }

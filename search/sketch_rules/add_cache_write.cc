@@ -24,7 +24,7 @@ class AddCacheWriteRule : public SketchRule {
                                   const HardwareParams&) const override {
     schedule::State next = state;
     if (!next.Apply(schedule::CacheWriteStep{stage, "local"}).ok()) return {};
-    return {DerivedState{std::move(next), stage}};  // the cache stage, now at `stage`
+    return {DerivedState{std::move(next), stage, ""}};  // the cache stage, now at `stage`
   }
 };
 

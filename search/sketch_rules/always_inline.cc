@@ -22,7 +22,7 @@ class AlwaysInlineRule : public SketchRule {
                                   const HardwareParams&) const override {
     schedule::State next = state;
     if (!next.Apply(schedule::ComputeInlineStep{stage}).ok()) return {};
-    return {DerivedState{std::move(next), stage - 1}};
+    return {DerivedState{std::move(next), stage - 1, ""}};
   }
 };
 

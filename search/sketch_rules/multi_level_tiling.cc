@@ -22,7 +22,7 @@ class MultiLevelTilingRule : public SketchRule {
                                   const HardwareParams&) const override {
     schedule::State next = state;
     if (!ApplyMultiLevelTiling(&next, stage, structure_).ok()) return {};
-    return {DerivedState{std::move(next), stage - 1}};
+    return {DerivedState{std::move(next), stage - 1, ""}};
   }
 
  private:

@@ -13,7 +13,7 @@ class SkipStageRule : public SketchRule {
   }
   std::vector<DerivedState> Apply(const schedule::State& state, int stage,
                                   const HardwareParams&) const override {
-    return {DerivedState{state, stage - 1}};
+    return {DerivedState{state, stage - 1, ""}};
   }
 };
 

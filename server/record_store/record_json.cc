@@ -139,10 +139,20 @@ std::string RecordToJsonLine(const v1::Record& record) {
 
 absl::StatusOr<v1::Record> RecordFromJsonLine(const std::string& line) {
   Json json;
+  // The last key read names the field of a number too large for a double
+  // (1e400), which the parser refuses with out_of_range, not parse_error.
+  std::string last_key;
   try {
-    json = Json::parse(line);
+    json = Json::parse(line, [&](int, Json::parse_event_t event, Json& parsed) {
+      if (event == Json::parse_event_t::key && parsed.is_string()) last_key = parsed.get<std::string>();
+      return true;
+    });
   } catch (const Json::parse_error& e) {
     return absl::InvalidArgumentError(absl::StrCat("not valid JSON (byte ", e.byte, "): ", e.what()));
+  } catch (const Json::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(last_key.empty() ? "a value" : absl::StrCat("field '", last_key, "'"),
+                     " holds a number out of range (", e.what(), "); numbers must fit a double"));
   }
   if (!json.is_object())
     return absl::InvalidArgumentError(absl::StrCat("must be a JSON object (one record); got ", Shown(json)));

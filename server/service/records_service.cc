@@ -2,10 +2,13 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "grpcpp/support/byte_buffer.h"
+#include "grpcpp/support/method_handler.h"
 #include "absl/strings/str_cat.h"
 #include "server/core/workload_cache.h"
 #include "server/service/field_checks.h"
 #include "server/service/handle_call.h"
+#include "server/service/import_checks.h"
 #include "server/service/limits.h"
 #include "server/service/request_checks.h"
 #include "server/service/services.h"
@@ -86,8 +89,9 @@ class ImportSession {
         return LineError(absl::StrCat("too long (", line.size(), " bytes); a record line is at most ",
                                       limits::kMaxImportLineBytes, " bytes"));
       if (absl::StripAsciiWhitespace(line).empty()) continue;  // as the store does: blank lines are no records
-      absl::StatusOr<v1::Record> record = RecordFromJsonLine(line);
-      if (!record.ok()) return LineError(record.status().message());
+      absl::Status s = RecordFromJsonLine(line).status();
+      if (s.ok()) s = checker_.Check(line);
+      if (!s.ok()) return LineError(s.message());
       batch_.push_back(line);
       batch_bytes_ += static_cast<int64_t>(line.size());
     }
@@ -123,6 +127,7 @@ class ImportSession {
   }
 
   RecordStore& store_;
+  ImportChecker checker_;
   std::vector<std::string> batch_;
   int64_t batch_bytes_ = 0;
   int64_t line_number_ = 0;
@@ -130,9 +135,38 @@ class ImportSession {
   v1::ImportRecordsResponse response_;
 };
 
+// An import chunk as the bytes that came: the generated reader takes a chunk
+// that does not decode for the end of the stream, and the call would store
+// a partial import and succeed.
+absl::StatusOr<v1::RecordLines> DecodeChunk(const grpc::ByteBuffer& bytes, int chunk_index) {
+  std::vector<grpc::Slice> slices;
+  v1::RecordLines chunk;
+  std::string data;
+  if (bytes.Dump(&slices).ok())
+    for (const grpc::Slice& slice : slices) data.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  if (!chunk.ParseFromString(data))
+    return FieldError(Indexed("chunks", chunk_index),
+                      "is not a RecordLines message (a line that is not UTF-8, or bytes that are no "
+                      "protobuf); nothing of this import was stored");
+  return chunk;
+}
+
 class RecordsService final : public v1::Records::Service {
  public:
-  explicit RecordsService(const ServiceDeps& deps) : store_(*deps.store), env_{deps.token, deps.log_calls} {}
+  explicit RecordsService(const ServiceDeps& deps) : store_(*deps.store), env_{deps.token, deps.log_calls} {
+    // Import reads raw chunks (DecodeChunk); the method's index is its place
+    // in the proto, as the generated constructor added it.
+    const int import_index =
+        v1::RecordLines::descriptor()->file()->FindServiceByName("Records")->FindMethodByName("Import")->index();
+    MarkMethodStreamed(import_index,
+                       new grpc::internal::ClientStreamingHandler<RecordsService, grpc::ByteBuffer,
+                                                                  v1::ImportRecordsResponse>(
+                           [](RecordsService* service, grpc::ServerContext* context,
+                              grpc::ServerReader<grpc::ByteBuffer>* reader, v1::ImportRecordsResponse* response) {
+                             return service->ImportChunks(context, reader, response);
+                           },
+                           this));
+  }
 
   grpc::Status Best(grpc::ServerContext* context, const v1::BestRequest* request,
                     v1::BestResponse* response) override {
@@ -178,12 +212,16 @@ class RecordsService final : public v1::Records::Service {
     });
   }
 
-  grpc::Status Import(grpc::ServerContext* context, grpc::ServerReader<v1::RecordLines>* reader,
-                      v1::ImportRecordsResponse* response) override {
+  grpc::Status ImportChunks(grpc::ServerContext* context, grpc::ServerReader<grpc::ByteBuffer>* reader,
+                            v1::ImportRecordsResponse* response) {
     return HandleCall(env_, context, "Records.Import", [&]() -> absl::Status {
       ImportSession session(store_);
-      v1::RecordLines chunk;
-      for (int index = 0; reader->Read(&chunk); ++index) TF_RETURN_IF_ERROR(session.AddChunk(chunk, index));
+      grpc::ByteBuffer bytes;
+      for (int index = 0; reader->Read(&bytes); ++index) {
+        absl::StatusOr<v1::RecordLines> chunk = DecodeChunk(bytes, index);
+        if (!chunk.ok()) return chunk.status();
+        TF_RETURN_IF_ERROR(session.AddChunk(*chunk, index));
+      }
       if (context->IsCancelled()) return absl::CancelledError("the client cancelled the import");
       absl::StatusOr<v1::ImportRecordsResponse> done = session.Finish();
       if (!done.ok()) return done.status();

@@ -64,10 +64,17 @@ TEST(CliErrorsTest, DatabaseFlagsAreChecked) {
 
 TEST(CliErrorsTest, TuneRefusesWhatItCannotDo) {
   std::string dir = MakeTempDir();
-  ExpectOneLineError(RunCliIn(dir, {"tune", "--model", "resnet.onnx"}), "model-import issue");
-  CliResult r = RunCliIn(dir, {"tune", kWorkload, "--target", "aarch64-neon-4c"});
-  ExpectOneLineError(r, "--target aarch64-neon-4c is not this machine's device key");
+  ExpectOneLineError(RunCliIn(dir, {"tune", "--model", "resnet.onnx"}), "--model (tuning every task of an ONNX model) is not supported");
+  CliResult r = RunCliIn(dir, {"tune", kWorkload, "--device-key", "aarch64-neon-4c"});
+  ExpectOneLineError(r, "--device-key aarch64-neon-4c is not this machine's device key");
   EXPECT_FALSE(std::filesystem::exists(dir + "/tuneforge.db")) << "a refused tune opened a database";
+  // The old spelling still works, with a note that says the new one.
+  CliResult old = RunCliIn(dir, {"tune", kWorkload, "--target", "aarch64-neon-4c"});
+  EXPECT_NE(old.exit_code, 0);
+  EXPECT_THAT(old.err, HasSubstr("note: --target is a codegen target; use --device-key for device keys"));
+  EXPECT_THAT(old.err, HasSubstr("--device-key aarch64-neon-4c is not this machine's device key"));
+  ExpectOneLineError(RunCliIn(dir, {"tune", kWorkload, "--device-key", "a-b-1c", "--target", "c-d-2c"}),
+                     "disagree");
   ExpectOneLineError(RunCliIn(dir, {"tune", kWorkload, "matmul:M=8,N=8,K=8"}), "not expected");
   ExpectOneLineError(RunCliIn(dir, {"tune", kWorkload, "--db", "a.db", "--server", "127.0.0.1:1"}),
                      "--db is the embedded mode's database");

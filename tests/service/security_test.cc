@@ -36,7 +36,9 @@ class SecurityTest : public ::testing::Test {
   // The server is still healthy: a normal job completes.
   void ExpectServerStillServes() {
     Cluster& c = *cluster_;
-    if (c.num_workers() == 0) ASSERT_TRUE(c.StartWorker().ok());
+    if (c.num_workers() == 0) {
+      ASSERT_TRUE(c.StartWorker().ok());
+    }
     absl::StatusOr<v1::Job> job = c.Submit(SmallJob("matmul:M=32,N=32,K=32", 3));
     ASSERT_TRUE(job.ok()) << job.status();
     absl::StatusOr<v1::Job> done = c.WaitForJobEnd(job->id(), absl::Seconds(60));

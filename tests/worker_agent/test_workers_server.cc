@@ -116,6 +116,7 @@ class Service final : public v1::Workers::Service {
     absl::MutexLock lock(&core_->mu);
     ServerState& st = core_->state;
     ++st.report_calls;
+    if (!core_->options.refuse_reports.ok()) return core_->options.refuse_reports;
     for (const v1::MeasureResult& result : request->results()) {
       const std::string& id = result.task_id();
       if (st.results.contains(id)) {

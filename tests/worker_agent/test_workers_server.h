@@ -28,6 +28,9 @@ struct TestServerOptions {
   // and reference for this machine at lease time, as the real dispatcher
   // does for runner-only workers.
   bool build_for_runner_only = true;
+  // Not OK: every Report is answered with this (a server whose database
+  // cannot be written answers PERMISSION_DENIED).
+  grpc::Status refuse_reports = grpc::Status::OK;
 };
 
 // What the server has seen; read with Snapshot or WaitUntil.

@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "common/codegen/target.h"
+#include "worker/agent/device_key.h"
 #include "worker/agent/worker_agent.h"
 
 namespace tuneforge::worker {
@@ -20,7 +21,8 @@ std::string HostName() {
 v1::DeviceInfo ProbeDevice(const std::string& device_key_override, bool runner_only) {
   const codegen::Target host = codegen::Target::Host();
   v1::DeviceInfo device;
-  device.set_device_key(device_key_override.empty() ? host.device_key() : device_key_override);
+  device.set_device_key(device_key_override.empty() ? DeviceKeyWithModel(host, HostCpuModelName(host))
+                                                    : device_key_override);
   device.set_triple(host.triple);
   device.set_cpu(host.cpu);
   device.set_features(host.features);

@@ -20,6 +20,10 @@ namespace {
 
 constexpr absl::Duration kReportDeadline = absl::Seconds(30);
 constexpr int kDefaultHeartbeatMs = 2000;
+// A server that wants TLS from a worker without --tls-ca (or the other way
+// round) will not change its mind: after this many such refusals in a row
+// while registering, the worker stops and says so instead of retrying.
+constexpr int kTlsMismatchesToStop = 3;
 
 // Results of one lease, kept until the server acknowledges them.
 struct PendingReport {
@@ -82,6 +86,7 @@ class WorkerAgent::Session {
   Backoff backoff_;
   std::atomic<bool> stopping_{false};  // polled by the build threads
   bool unreachable_ = false;           // an outage is in progress
+  int tls_mismatches_ = 0;             // in a row, while registering
   std::deque<PendingReport> pending_;
 
   mutable absl::Mutex mu_;
@@ -130,7 +135,9 @@ absl::Status WorkerAgent::Session::Connect() {
   executor_ = *std::move(executor);
   device_ = ProbeDevice(options_.device_key, options_.runner_only);
   absl::MutexLock lock(&mu_);
-  client_ = std::make_unique<WorkerClient>(channel, options_.connect.token, address_);
+  client_ = std::make_unique<WorkerClient>(
+      channel, options_.connect.token, address_,
+      options_.channel ? rpc::Transport::kUnknown : rpc::TransportOf(options_.connect));
   // Stop may have come first.
   if (stop_requested_) client_->CancelLeases();
   return absl::OkStatus();
@@ -150,19 +157,18 @@ absl::Status WorkerAgent::Session::Turn() {
 
 absl::Status WorkerAgent::Session::Register() {
   absl::StatusOr<v1::RegisterWorkerResponse> r = client().Register(device_);
-  if (IsAuthFailure(r.status()))
-    return absl::UnauthenticatedError(
-        absl::StrCat("the server at ", address_, " refused this worker's token (",
-                     r.status().message(),
-                     "); give the server's token with --token-file FILE or TUNEFORGE_TOKEN"));
+  if (IsAuthFailure(r.status())) return RefusalError(address_, r.status());
   if (absl::IsInvalidArgument(r.status()))
     return absl::InvalidArgumentError(absl::StrCat(
         "the server refused this worker's device: ", r.status().message(),
         "; fix the device key (--device-key) or update the worker"));
   if (!r.ok()) {
+    tls_mismatches_ = rpc::IsTlsMismatch(r.status()) ? tls_mismatches_ + 1 : 0;
+    if (tls_mismatches_ >= kTlsMismatchesToStop) return absl::FailedPreconditionError(r.status().message());
     Failed("register", r.status());
     return absl::OkStatus();
   }
+  tls_mismatches_ = 0;
   Reached();
   {
     absl::MutexLock lock(&mu_);
@@ -196,9 +202,7 @@ absl::Status WorkerAgent::Session::FlushReports(absl::Duration deadline) {
       continue;
     }
     Count(&WorkerCounters::report_failures);
-    if (IsAuthFailure(ack.status()))
-      return absl::UnauthenticatedError(absl::StrCat(
-          "the server at ", address_, " refused this worker's token: ", ack.status().message()));
+    if (IsAuthFailure(ack.status())) return RefusalError(address_, ack.status());
     if (absl::IsInvalidArgument(ack.status())) {
       // Sending the same report again cannot help.
       Log(absl::StrCat("the server refused a report of ", report.results.size(),
@@ -223,9 +227,7 @@ absl::Status WorkerAgent::Session::LeaseAndMeasure() {
       client().Lease(id, options_.max_tasks_per_lease, options_.lease_wait_ms);
   if (!lease.ok()) {
     if (stopping_.load()) return absl::OkStatus();
-    if (IsAuthFailure(lease.status()))
-      return absl::UnauthenticatedError(absl::StrCat(
-          "the server at ", address_, " refused this worker's token: ", lease.status().message()));
+    if (IsAuthFailure(lease.status())) return RefusalError(address_, lease.status());
     if (absl::IsNotFound(lease.status())) {
       Log(absl::StrCat("the server no longer knows worker ", id, "; registering again"));
       Forget(id);

@@ -1,5 +1,6 @@
 #include "worker/agent/worker_client.h"
 
+#include "absl/strings/str_cat.h"
 #include "common/rpc/channel.h"
 
 namespace tuneforge::worker {
@@ -13,17 +14,19 @@ constexpr absl::Duration kRegisterDeadline = absl::Seconds(30);
 }  // namespace
 
 WorkerClient::WorkerClient(std::shared_ptr<grpc::Channel> channel, std::string token,
-                           std::string address)
+                           std::string address, rpc::Transport transport)
     : stub_(v1::Workers::NewStub(std::move(channel))),
       token_(std::move(token)),
-      address_(std::move(address)) {}
+      address_(std::move(address)),
+      transport_(transport) {}
 
 absl::StatusOr<v1::RegisterWorkerResponse> WorkerClient::Register(const v1::DeviceInfo& device) {
   v1::RegisterWorkerRequest request;
   *request.mutable_device() = device;
   v1::RegisterWorkerResponse response;
   auto context = rpc::MakeContext(token_, kRegisterDeadline);
-  absl::Status status = rpc::FromGrpc(stub_->Register(context.get(), request, &response), address_);
+  absl::Status status =
+      rpc::FromGrpc(stub_->Register(context.get(), request, &response), address_, transport_);
   if (!status.ok()) return status;
   return response;
 }
@@ -34,7 +37,8 @@ absl::StatusOr<v1::HeartbeatResponse> WorkerClient::Heartbeat(const std::string&
   request.set_worker_id(worker_id);
   v1::HeartbeatResponse response;
   auto context = rpc::MakeContext(token_, deadline);
-  absl::Status status = rpc::FromGrpc(stub_->Heartbeat(context.get(), request, &response), address_);
+  absl::Status status =
+      rpc::FromGrpc(stub_->Heartbeat(context.get(), request, &response), address_, transport_);
   if (!status.ok()) return status;
   return response;
 }
@@ -57,7 +61,7 @@ absl::StatusOr<v1::LeaseResponse> WorkerClient::Lease(const std::string& worker_
     absl::MutexLock lock(&mu_);
     lease_in_flight_ = nullptr;
   }
-  absl::Status status = rpc::FromGrpc(grpc_status, address_);
+  absl::Status status = rpc::FromGrpc(grpc_status, address_, transport_);
   if (!status.ok()) return status;
   return response;
 }
@@ -66,7 +70,8 @@ absl::StatusOr<v1::ReportResponse> WorkerClient::Report(const v1::ReportRequest&
                                                         absl::Duration deadline) {
   v1::ReportResponse response;
   auto context = rpc::MakeContext(token_, deadline);
-  absl::Status status = rpc::FromGrpc(stub_->Report(context.get(), request, &response), address_);
+  absl::Status status =
+      rpc::FromGrpc(stub_->Report(context.get(), request, &response), address_, transport_);
   if (!status.ok()) return status;
   return response;
 }
@@ -78,7 +83,7 @@ absl::StatusOr<v1::DeregisterWorkerResponse> WorkerClient::Deregister(const std:
   v1::DeregisterWorkerResponse response;
   auto context = rpc::MakeContext(token_, deadline);
   absl::Status status =
-      rpc::FromGrpc(stub_->Deregister(context.get(), request, &response), address_);
+      rpc::FromGrpc(stub_->Deregister(context.get(), request, &response), address_, transport_);
   if (!status.ok()) return status;
   return response;
 }
@@ -95,6 +100,18 @@ bool IsUnreachable(const absl::Status& status) {
 
 bool IsAuthFailure(const absl::Status& status) {
   return absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status);
+}
+
+absl::Status RefusalError(const std::string& address, const absl::Status& status) {
+  if (absl::IsPermissionDenied(status))
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the server at ", address, " cannot store this worker's results (", status.message(),
+        "): its database is read-only or not writable; make the server's --db file and folder writable and "
+        "restart tuneforge-server"));
+  return absl::UnauthenticatedError(absl::StrCat("the server at ", address, " refused this worker's token (",
+                                                 status.message(),
+                                                 "); give the server's token with --token-file FILE or "
+                                                 "TUNEFORGE_TOKEN"));
 }
 
 }  // namespace tuneforge::worker

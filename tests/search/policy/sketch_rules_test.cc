@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "search/sketch_generation.h"
 #include "search/sketch_rules/sketch_rules.h"
@@ -36,7 +37,8 @@ std::vector<std::string> AllDerivations(const std::vector<Sketch>& sketches) {
 
 std::string Describe(const std::vector<Sketch>& sketches) {
   std::string out;
-  for (const Sketch& s : sketches) out += "[" + absl::StrJoin(s.derivation, "; ") + "]\n";
+  // StrAppend: GCC 12 warns (-Wrestrict) about the temporaries of a + chain.
+  for (const Sketch& s : sketches) absl::StrAppend(&out, "[", absl::StrJoin(s.derivation, "; "), "]\n");
   return out;
 }
 
@@ -184,7 +186,7 @@ class TileOnlyTheOutputRule : public SketchRule {
                                   const HardwareParams&) const override {
     schedule::State next = state;
     if (!next.Apply(schedule::SplitStep{stage, 0, {4}, true}).ok()) return {};
-    return {DerivedState{std::move(next), stage - 1}};
+    return {DerivedState{std::move(next), stage - 1, ""}};
   }
 };
 

@@ -63,6 +63,8 @@ struct BadLineCase {
   std::string expect;  // in the error message
 };
 
+void PrintTo(const BadLineCase& c, std::ostream* os) { *os << c.name; }
+
 std::string LineWith(const BadLineCase& c) {
   Json json = Json::parse(RecordToJsonLine(FullRecord()));
   if (c.value.is_discarded()) {

@@ -1,0 +1,115 @@
+#include "server/service/import_checks.h"
+
+#include <cmath>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/schedule/schedule_json.h"
+#include "common/schedule/state.h"
+#include "nlohmann/json.hpp"
+
+namespace tuneforge::server {
+namespace {
+
+using Json = nlohmann::json;
+
+absl::Status FieldError(const char* field, const std::string& problem) {
+  return absl::InvalidArgumentError(absl::StrCat("field '", field, "' ", problem));
+}
+
+std::string StringField(const Json& json, const char* name) {
+  auto it = json.find(name);
+  return it != json.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+double NumberField(const Json& json, const char* name) {
+  auto it = json.find(name);
+  return it != json.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// "def:NAME" is how a record names a compute-definition workload; its text
+// is not in the record (and "def:PATH" would read a file here).
+bool IsDefinitionLabel(const std::string& workload) { return absl::StartsWith(workload, "def:"); }
+
+// A correct record's time and GFLOPS against its workload's FLOP count.
+absl::Status CheckFigures(double flops, double median_seconds, double gflops) {
+  if (!std::isfinite(median_seconds) || median_seconds < kMinPlausibleSeconds)
+    return FieldError("median_seconds", absl::StrCat("is ", median_seconds, " s; a measured kernel takes at least ",
+                                                     kMinPlausibleSeconds, " s"));
+  if (!std::isfinite(gflops) || gflops < 0)
+    return FieldError("gflops", absl::StrCat("must be a finite number >= 0; got ", gflops));
+  const double expected = flops / median_seconds / 1e9;
+  if (std::abs(gflops - expected) > kGflopsTolerance * expected)
+    return FieldError("gflops", absl::StrCat("is ", gflops, ", but the workload's ", flops, " FLOPs in ",
+                                             median_seconds, " s are ", expected,
+                                             " GFLOPS; the record's figures disagree"));
+  if (expected > kMaxPlausibleGflops)
+    return FieldError("median_seconds",
+                      absl::StrCat("is ", median_seconds, " s, which makes ", expected,
+                                   " GFLOPS for the workload's ", flops, " FLOPs, more than any device (at most ",
+                                   kMaxPlausibleGflops, " GFLOPS are believed)"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<const te::Workload*> ImportChecker::Workload(const std::string& spec, const char* field) {
+  auto it = workloads_.find(spec);
+  if (it != workloads_.end()) return &it->second;
+  absl::StatusOr<te::Workload> parsed = te::ParseWorkload(spec);
+  if (!parsed.ok())
+    return FieldError(field, absl::StrCat("is not a workload this tuneforge knows: ", parsed.status().message()));
+  return &workloads_.emplace(spec, *std::move(parsed)).first->second;
+}
+
+absl::Status ImportChecker::Check(const std::string& line) {
+  const Json json = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return absl::InvalidArgumentError("is not a record (a JSON object)");
+  const std::string key = StringField(json, "workload_key");
+  const std::string workload = StringField(json, "workload");
+  const bool correct = StringField(json, "error_kind") == "none";
+
+  // The workload the record names, and that its key is that workload's.
+  const te::Workload* w = nullptr;
+  if (!workload.empty() && !IsDefinitionLabel(workload)) {
+    absl::StatusOr<const te::Workload*> parsed = Workload(workload, "workload");
+    if (!parsed.ok()) return parsed.status();
+    w = *parsed;
+    if (w->dag->workload_key() != key)
+      return FieldError("workload_key", absl::StrCat("is ", key, ", but the record's workload '", workload,
+                                                     "' has the key ", w->dag->workload_key()));
+  }
+  if (!correct) return absl::OkStatus();
+
+  // A correct record can win `best`: its schedule must be one this build
+  // replays on the workload it claims.
+  absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(StringField(json, "schedule_json"));
+  if (!s.ok()) return FieldError("schedule_json", absl::StrCat("is not a schedule: ", s.status().message()));
+  if (!s->workload_key.empty() && s->workload_key != key)
+    return FieldError("schedule_json", absl::StrCat("is a schedule of the workload key ", s->workload_key,
+                                                    ", not of the record's ", key));
+  if (!s->workload.empty() && !IsDefinitionLabel(s->workload)) {
+    absl::StatusOr<const te::Workload*> named = Workload(s->workload, "schedule_json");
+    if (!named.ok()) return named.status();
+    if ((*named)->dag->workload_key() != key)
+      return FieldError("schedule_json", absl::StrCat("is a schedule of '", s->workload, "', not of the record's "
+                                                      "workload (key ", key, ")"));
+    if (w == nullptr) w = *named;
+  }
+  if (s->workload.empty() && s->workload_key.empty())
+    return FieldError("schedule_json", "names no workload; a schedule is {\"workload\": ..., \"steps\": [...]}");
+  if (w == nullptr && workload.empty())
+    return FieldError("workload", "is missing, and the schedule names no workload spec either; a correct record "
+                                  "names its workload (\"matmul:M=...\")");
+  if (w == nullptr)
+    return FieldError("workload", absl::StrCat("is '", workload, "', a compute definition, whose text a record does "
+                                               "not carry, so its schedule cannot be checked; tune it here with "
+                                               "--def FILE instead"));
+  absl::StatusOr<schedule::State> replayed = schedule::State::Replay(w->dag, s->steps);
+  if (!replayed.ok())
+    return FieldError("schedule_json", absl::StrCat("does not replay on ", w->spec, ": ",
+                                                    replayed.status().message()));
+  return CheckFigures(w->dag->flops(), NumberField(json, "median_seconds"), NumberField(json, "gflops"));
+}
+
+}  // namespace tuneforge::server

@@ -1,0 +1,48 @@
+// What an imported record must be before it is stored (tuneforge import
+// --db, and the Records/Import call): what it claims. Its workload parses
+// and has its workload_key; its schedule names that workload and replays
+// against it; its time and GFLOPS are finite, positive, agree with the
+// workload's FLOP count and are physically plausible. A line that passed
+// RecordFromJsonLine (types and ranges of the fields) can still be a lie
+// that wins `best`; this is the check against that. Records of a failed
+// measurement (error_kind other than "none") never win, so only their
+// workload and key are checked.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/te/workload.h"
+
+namespace tuneforge::server {
+
+// The fastest any one device measures today is a few PFLOPS (dense tensor
+// cores at low precision); tuneforge's kernels are float32/float64. 10 PFLOPS
+// is far beyond what any record can honestly claim, yet leaves room for the
+// GPU workers to come.
+inline constexpr double kMaxPlausibleGflops = 1e7;
+// No call of a compiled kernel, however small, returns in under a
+// nanosecond (a few cycles); shorter medians are not measurements.
+inline constexpr double kMinPlausibleSeconds = 1e-9;
+// gflops is stored as flops / median_seconds / 1e9; re-timing rescales it.
+// 1% allows the rounding of both, not a different figure.
+inline constexpr double kGflopsTolerance = 0.01;
+
+class ImportChecker {
+ public:
+  // `line` is one record as JSON (the export format) that RecordFromJsonLine
+  // accepted. INVALID_ARGUMENT naming the field and the problem; the caller
+  // adds which line.
+  absl::Status Check(const std::string& line);
+
+ private:
+  // Parsed once per distinct spec: an import holds many records of few
+  // workloads.
+  absl::StatusOr<const te::Workload*> Workload(const std::string& spec, const char* field);
+
+  std::map<std::string, te::Workload> workloads_;
+};
+
+}  // namespace tuneforge::server
