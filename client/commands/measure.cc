@@ -9,7 +9,7 @@
 #include "client/workload_arg.h"
 #include "common/codegen/target.h"
 #include "common/schedule/schedule_json.h"
-#include "worker/measure/measurer.h"
+#include "measure/measurer.h"
 
 namespace tuneforge::cli {
 namespace {

@@ -14,7 +14,7 @@
 #include "server/core/device_queues.h"
 #include "server/core/record_from_result.h"
 #include "server/core/remote_build.h"
-#include "worker/measure/measurer.h"
+#include "measure/measurer.h"
 #include "server/core/workload_cache.h"
 
 namespace tuneforge::server {

@@ -8,7 +8,7 @@
 #include "server/service/field_checks.h"
 #include "server/service/limits.h"
 #include "server/service/request_checks.h"
-#include "worker/measure/error_kind.h"
+#include "measure/error_kind.h"
 
 namespace tuneforge::server {
 namespace {

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "common/codegen/target.h"
 #include "proto/tuneforge.pb.h"
-#include "worker/measure/measurer.h"
+#include "measure/measurer.h"
 
 namespace tuneforge::worker {
 

@@ -26,9 +26,9 @@
 #include "proto/tuneforge.pb.h"
 #include "worker/agent/measurer_pool.h"
 #include "worker/agent/workload_cache.h"
-#include "worker/measure/builder.h"
-#include "worker/measure/build_service.h"
-#include "worker/measure/builder_pool.h"
+#include "measure/builder.h"
+#include "measure/build_service.h"
+#include "measure/builder_pool.h"
 
 namespace tuneforge::worker {
 
