@@ -1,10 +1,16 @@
 // The closed set of ways a measurement can fail. The names are stable: they
-// are stored with every record, so never rename or renumber one.
+// are stored with every record and shown in --json output, so never rename
+// or renumber one. error_kind.cc holds the one table that maps this enum,
+// the proto's v1::MeasureErrorKind and the names onto each other.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
+
+namespace tuneforge::v1 {
+enum MeasureErrorKind : int;  // proto/tuneforge.proto
+}
 
 namespace tuneforge::measure {
 
@@ -26,5 +32,12 @@ inline constexpr int kNumMeasureErrorKinds = 10;
 // "timeout", "out_of_memory", "wrong_answer", "runner_error", "worker_lost".
 const char* ErrorKindName(MeasureErrorKind kind);
 std::optional<MeasureErrorKind> ParseErrorKind(std::string_view name);
+// "none, invalid_schedule, ..., worker_lost": for error messages.
+const char* ErrorKindNameList();
+
+v1::MeasureErrorKind ErrorKindToProto(MeasureErrorKind kind);
+// nullopt for MEASURE_ERROR_KIND_UNSPECIFIED and values this build does not
+// know.
+std::optional<MeasureErrorKind> ErrorKindFromProto(v1::MeasureErrorKind kind);
 
 }  // namespace tuneforge::measure

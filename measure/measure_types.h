@@ -9,16 +9,23 @@
 
 namespace tuneforge::measure {
 
-struct MeasureOptions {
-  // Timing: `repeat` repeats of `number` runs each; number grows until one
-  // repeat lasts at least min_repeat_ms. The median per-run time over the
-  // repeats is the result.
+// How one kernel is timed (TimeKernel in the runner, and the benchmark's
+// peers): `repeat` repeats of `number` runs each; number grows until one
+// repeat lasts at least min_repeat_ms. The median per-run time over the
+// repeats is the result.
+struct TimingOptions {
   int number = 1;
   int repeat = 3;
   int min_repeat_ms = 100;
   // Write a buffer larger than the last-level cache before each timed run
   // (cold-cache timing); flush time is not counted.
   bool flush_cache = false;
+};
+
+// The one definition of a measurement's knobs: the CLI flags, job specs
+// (v1::MeasureOptions, measure_proto.h), the worker and the bench all fill
+// this. The defaults here are the service's defaults.
+struct MeasureOptions : TimingOptions {
   int threads = 0;        // parallel-loop threads in the runner; 0: all cores
   double timeout_s = 10;  // per candidate: check run + timing
   // The unscheduled reference runs once per workload and may be slow.
@@ -32,6 +39,8 @@ struct MeasureOptions {
   std::string runner_path;
 };
 
+// The one result of measuring a candidate (v1::MeasureResult on the wire,
+// measure_proto.h).
 struct MeasureResult {
   MeasureErrorKind error_kind = MeasureErrorKind::kNone;
   std::string error;                   // empty when error_kind == kNone

@@ -7,14 +7,9 @@
 #include <memory>
 #include <vector>
 
-namespace tuneforge::measure {
+#include "measure/measure_types.h"
 
-struct TimingOptions {
-  int number = 1;
-  int repeat = 3;
-  int min_repeat_ms = 100;
-  bool flush_cache = false;
-};
+namespace tuneforge::measure {
 
 struct TimingResult {
   int number = 0;                      // runs per repeat after calibration

@@ -405,7 +405,8 @@ class DispatcherImpl : public Dispatcher {
       }
       v1::MeasureResult* r = failures.add_results();
       r->set_task_id(tasks[i]->task_id());
-      r->set_error_kind(built[i].error_kind);
+      r->set_error_kind(measure::ErrorKindToProto(
+          measure::ParseErrorKind(built[i].error_kind).value_or(measure::MeasureErrorKind::kRunnerError)));
       r->set_error(built[i].error);
     }
     response->mutable_tasks()->Swap(&shipped);

@@ -17,11 +17,6 @@ namespace tuneforge::worker {
 
 namespace v1 = ::tuneforge::v1;
 
-// The task's options with the proto's zero defaults filled in (number 1,
-// repeat 3, min_repeat_ms 100, timeout 10 s; threads 0 = all cores).
-measure::MeasureOptions ToMeasureOptions(const v1::MeasureOptions& options,
-                                         const std::string& runner_path);
-
 class MeasurerPool {
  public:
   MeasurerPool(codegen::Target host, std::string runner_path)

@@ -72,7 +72,4 @@ class TaskExecutor {
   absl::flat_hash_map<std::string, std::shared_ptr<const measure::BuiltKernel>> references_;
 };
 
-// A measure::MeasureResult as the proto the worker reports.
-v1::MeasureResult ResultToProto(const std::string& task_id, const measure::MeasureResult& result);
-
 }  // namespace tuneforge::worker
