@@ -36,8 +36,8 @@
 #include "common/schedule/schedule_json.h"
 #include "common/te/workload.h"
 #include "nlohmann/json.hpp"
-#include "worker/measure/builder.h"
-#include "worker/measure/measurer.h"
+#include "measure/builder.h"
+#include "measure/measurer.h"
 
 namespace tuneforge::bench {
 namespace {

@@ -1,21 +1,23 @@
-// Timing for benchmark peers, with the method the runner uses for our own
-// kernels: grow the number of calls per repeat until a repeat lasts at
-// least min_repeat_ms, take `repeat` repeats, report the median per call.
+// Timing for benchmark peers with the runner's own method and code
+// (measure::TimeKernel): grow the number of calls per repeat until a repeat
+// lasts at least min_repeat_ms, take `repeat` repeats, report the median per
+// call.
 #pragma once
 
 #include <functional>
 #include <vector>
 
+#include "measure/measure_types.h"
+
 namespace tuneforge::bench {
 
-struct TimingOptions {
-  int repeat = 5;
-  double min_repeat_ms = 200;
-};
+// Peers are timed a little longer than our kernels' default.
+inline constexpr measure::TimingOptions kPeerTiming{
+    .number = 1, .repeat = 5, .min_repeat_ms = 200, .flush_cache = false};
 
 // Seconds per call of fn (median over repeats). fn is called once first to
 // warm caches and lazy initialisation.
-double TimeSeconds(const std::function<void()>& fn, const TimingOptions& options = {});
+double TimeSeconds(const std::function<void()>& fn, const measure::TimingOptions& options = kPeerTiming);
 
 // The middle value (the upper one of an even count); 0 for none.
 double Median(std::vector<double> values);

@@ -1,6 +1,7 @@
 #include "client/job_spec_args.h"
 
 #include "absl/strings/str_cat.h"
+#include "measure/measure_proto.h"
 
 namespace tuneforge::cli {
 
@@ -8,12 +9,12 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--def", args->def_files, "compute-definition file (repeatable)");
   cmd->add_option("--batch", args->batch, "candidates per round (default 64)");
   cmd->add_option("--policy", args->policy, "search policy: ansor (sketches, evolutionary search, learned cost model) or random");
-  cmd->add_option("--threads", args->threads, "threads for parallel loops on the worker (0: all cores)");
-  cmd->add_option("--timeout", args->timeout_s, "seconds allowed per candidate (default 10)");
-  cmd->add_option("--number", args->number, "runs per repeat (grows to --min-repeat-ms)");
-  cmd->add_option("--repeat", args->repeat, "timed repeats; the median is reported");
-  cmd->add_option("--min-repeat-ms", args->min_repeat_ms, "minimum duration of a repeat");
-  cmd->add_flag("--flush-cache", args->flush_cache, "flush the caches before each run");
+  cmd->add_option("--threads", args->measure_options.threads, "threads for parallel loops on the worker (0: all cores)");
+  cmd->add_option("--timeout", args->measure_options.timeout_s, "seconds allowed per candidate (default 10)");
+  cmd->add_option("--number", args->measure_options.number, "runs per repeat (grows to --min-repeat-ms)");
+  cmd->add_option("--repeat", args->measure_options.repeat, "timed repeats; the median is reported");
+  cmd->add_option("--min-repeat-ms", args->measure_options.min_repeat_ms, "minimum duration of a repeat");
+  cmd->add_flag("--flush-cache", args->measure_options.flush_cache, "flush the caches before each run");
   cmd->add_option("--retime", args->retime_top,
                   "after each round, time again the fastest N programs per workload timed once, so a lucky "
                   "measurement cannot crown a winner (default 3; -1: off)");
@@ -33,8 +34,9 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std:
     return absl::InvalidArgumentError(absl::StrCat(
         "--retime is ", args.retime_top, "; give how many top programs per workload to time again (0-64, "
         "default 3), or -1 for none"));
-  if (args.batch < 0 || args.threads < 0 || args.timeout_s < 0 || args.number < 0 ||
-      args.repeat < 0 || args.min_repeat_ms < 0)
+  const measure::MeasureOptions& m = args.measure_options;
+  if (args.batch < 0 || m.threads < 0 || m.timeout_s < 0 || m.number < 0 || m.repeat < 0 ||
+      m.min_repeat_ms < 0)
     return absl::InvalidArgumentError(
         "--batch, --threads, --timeout, --number, --repeat and --min-repeat-ms must be 0 (the "
         "default) or more");
@@ -58,13 +60,7 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std:
   spec.set_seed(args.seed);
   spec.set_retime_top(args.retime_top);
   spec.set_name(args.name);
-  v1::MeasureOptions& m = *spec.mutable_measure();
-  m.set_number(args.number);
-  m.set_repeat(args.repeat);
-  m.set_min_repeat_ms(args.min_repeat_ms);
-  m.set_flush_cache(args.flush_cache);
-  m.set_threads(args.threads);
-  m.set_timeout_s(args.timeout_s);
+  *spec.mutable_measure() = measure::MeasureOptionsToProto(m);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "client/workload_arg.h"
+#include "measure/measure_types.h"
 #include "proto/tuneforge.pb.h"
 
 namespace tuneforge::cli {
@@ -20,12 +21,7 @@ struct JobSpecArgs {
   int trials = 0;
   int batch = 0;  // 0: the server's default (64)
   std::string policy = "ansor";
-  int threads = 0;
-  double timeout_s = 0;  // 0: the server's default (10 s)
-  int number = 0;
-  int repeat = 0;
-  int min_repeat_ms = 0;
-  bool flush_cache = false;
+  measure::MeasureOptions measure_options;  // timing, threads, timeout (a 0: the default)
   uint64_t seed = 0;
   std::string name;
   int retime_top = 0;  // 0: the server's default (3); -1: none

@@ -115,7 +115,7 @@ class SimulatedWorker {
     for (const v1::MeasureTask& task : lease_.tasks()) {
       v1::MeasureResult* r = request.add_results();
       r->set_task_id(task.task_id());
-      r->set_error_kind("none");
+      r->set_error_kind(v1::MEASURE_ERROR_KIND_NONE);
       r->set_median_seconds(seconds(rng_));
       r->add_repeat_seconds(r->median_seconds());
       r->set_compile_ms(10);

@@ -10,7 +10,7 @@
 #include "common/codegen/target.h"
 #include "worker/agent/device_key.h"
 #include "common/schedule/schedule_json.h"
-#include "worker/measure/measurer.h"
+#include "measure/measurer.h"
 
 namespace tuneforge::cli {
 namespace {

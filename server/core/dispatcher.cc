@@ -14,7 +14,7 @@
 #include "server/core/device_queues.h"
 #include "server/core/record_from_result.h"
 #include "server/core/remote_build.h"
-#include "worker/measure/measurer.h"
+#include "measure/measurer.h"
 #include "server/core/workload_cache.h"
 
 namespace tuneforge::server {
@@ -405,7 +405,8 @@ class DispatcherImpl : public Dispatcher {
       }
       v1::MeasureResult* r = failures.add_results();
       r->set_task_id(tasks[i]->task_id());
-      r->set_error_kind(built[i].error_kind);
+      r->set_error_kind(measure::ErrorKindToProto(
+          measure::ParseErrorKind(built[i].error_kind).value_or(measure::MeasureErrorKind::kRunnerError)));
       r->set_error(built[i].error);
     }
     response->mutable_tasks()->Swap(&shipped);

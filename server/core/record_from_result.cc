@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
 #include "common/schedule/schedule_proto.h"
+#include "measure/error_kind.h"
 
 namespace tuneforge::server {
 
@@ -19,13 +20,15 @@ v1::Record MakeRecord(const v1::MeasureTask& task, const std::string& job_id,
   r.set_retime_of(task.retime_of());
   absl::StatusOr<schedule::Schedule> s = schedule::ScheduleFromProto(task.schedule());
   if (s.ok()) r.set_schedule_json(schedule::ScheduleToJsonText(*s, -1));
-  std::string kind = result.error_kind().empty() ? "none" : result.error_kind();
-  r.set_error_kind(kind);
+  // An unset kind is a success, as before the kind was an enum.
+  const measure::MeasureErrorKind kind =
+      measure::ErrorKindFromProto(result.error_kind()).value_or(measure::MeasureErrorKind::kNone);
+  r.set_error_kind(measure::ErrorKindName(kind));
   r.set_error(result.error());
   r.set_median_seconds(result.median_seconds());
   *r.mutable_repeat_seconds() = result.repeat_seconds();
   r.set_compile_ms(result.compile_ms());
-  if (kind == "none" && result.median_seconds() > 0) r.set_gflops(flops / result.median_seconds() / 1e9);
+  if (kind == measure::MeasureErrorKind::kNone && result.median_seconds() > 0) r.set_gflops(flops / result.median_seconds() / 1e9);
   r.set_worker_id(worker_id);
   return r;
 }
@@ -33,7 +36,7 @@ v1::Record MakeRecord(const v1::MeasureTask& task, const std::string& job_id,
 v1::MeasureResult LostResult(const std::string& task_id, int attempts) {
   v1::MeasureResult r;
   r.set_task_id(task_id);
-  r.set_error_kind("worker_lost");
+  r.set_error_kind(v1::MEASURE_ERROR_KIND_WORKER_LOST);
   r.set_error(absl::StrCat("leased ", attempts,
                            " times and never reported: each worker died or missed its deadline"));
   return r;

@@ -4,8 +4,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/codegen/target.h"
 #include "common/schedule/schedule_proto.h"
-#include "worker/measure/build_service.h"
-#include "worker/measure/builder.h"
+#include "measure/build_service.h"
+#include "measure/builder.h"
 
 namespace tuneforge::server {
 namespace {

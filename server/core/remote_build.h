@@ -7,7 +7,7 @@
 
 #include "proto/tuneforge.pb.h"
 #include "server/core/workload_cache.h"
-#include "worker/measure/builder_pool.h"
+#include "measure/builder_pool.h"
 
 namespace tuneforge::server {
 

@@ -8,7 +8,7 @@
 #include "server/service/field_checks.h"
 #include "server/service/limits.h"
 #include "server/service/request_checks.h"
-#include "worker/measure/error_kind.h"
+#include "measure/error_kind.h"
 
 namespace tuneforge::server {
 namespace {
@@ -27,20 +27,16 @@ absl::Status CheckTriple(const std::string& triple) {
   return absl::OkStatus();
 }
 
-std::string ErrorKindList() {
-  std::string out;
-  for (int i = 0; i < measure::kNumMeasureErrorKinds; ++i)
-    absl::StrAppend(&out, i ? ", " : "", measure::ErrorKindName(static_cast<measure::MeasureErrorKind>(i)));
-  return out;
-}
-
 absl::Status CheckResult(const std::string& path, const v1::MeasureResult& r) {
   TF_RETURN_IF_ERROR(CheckId(Child(path, "task_id"), r.task_id()));
-  std::optional<measure::MeasureErrorKind> kind = measure::ParseErrorKind(r.error_kind());
+  std::optional<measure::MeasureErrorKind> kind = measure::ErrorKindFromProto(r.error_kind());
   if (!kind)
     return FieldError(Child(path, "error_kind"),
-                      absl::StrCat(r.error_kind().empty() ? "is empty" : "is not an error kind",
-                                   "; use one of ", ErrorKindList()));
+                      absl::StrCat(r.error_kind() == v1::MEASURE_ERROR_KIND_UNSPECIFIED
+                                       ? "is not set"
+                                       : absl::StrCat("is ", static_cast<int>(r.error_kind()),
+                                                      ", not an error kind"),
+                                   "; use one of ", measure::ErrorKindNameList()));
   if (r.error().size() > static_cast<size_t>(limits::kMaxErrorTextBytes))
     return FieldError(Child(path, "error"), absl::StrCat("is ", r.error().size(), " bytes; cut it to ",
                                                          limits::kMaxErrorTextBytes));

@@ -16,7 +16,7 @@ constexpr char kMatmul[] = "matmul:M=64,N=64,K=64";
 bool AllReported(const ServerState& s, size_t n) { return s.results.size() >= n; }
 
 void ExpectMeasuredFine(const v1::MeasureResult& r, int repeats) {
-  EXPECT_EQ(r.error_kind(), "none") << r.task_id() << ": " << r.error();
+  EXPECT_EQ(r.error_kind(), v1::MEASURE_ERROR_KIND_NONE) << r.task_id() << ": " << r.error();
   EXPECT_EQ(r.error(), "");
   EXPECT_GT(r.median_seconds(), 0);
   EXPECT_EQ(r.repeat_seconds_size(), repeats);
@@ -76,12 +76,12 @@ TEST(AgentTest, BadTasksCostOnlyThemselves) {
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 5); },
                                 absl::Seconds(60)));
   ServerState s = server->Snapshot();
-  EXPECT_EQ(s.results["t-bad-schedule"].error_kind(), "invalid_schedule");
-  EXPECT_EQ(s.results["t-wrong-key"].error_kind(), "invalid_schedule");
+  EXPECT_EQ(s.results["t-bad-schedule"].error_kind(), v1::MEASURE_ERROR_KIND_INVALID_SCHEDULE);
+  EXPECT_EQ(s.results["t-wrong-key"].error_kind(), v1::MEASURE_ERROR_KIND_INVALID_SCHEDULE);
   EXPECT_THAT(s.results["t-wrong-key"].error(), HasSubstr("workload key mismatch"));
-  EXPECT_EQ(s.results["t-file"].error_kind(), "invalid_schedule");
+  EXPECT_EQ(s.results["t-file"].error_kind(), v1::MEASURE_ERROR_KIND_INVALID_SCHEDULE);
   EXPECT_THAT(s.results["t-file"].error(), HasSubstr("Workload.definition"));
-  EXPECT_EQ(s.results["t-unparsable"].error_kind(), "invalid_schedule");
+  EXPECT_EQ(s.results["t-unparsable"].error_kind(), v1::MEASURE_ERROR_KIND_INVALID_SCHEDULE);
   EXPECT_THAT(s.results["t-unparsable"].error(), HasSubstr("does not parse on this worker"));
   ExpectMeasuredFine(s.results["t-good"], 2);
 }
@@ -134,7 +134,7 @@ TEST(AgentTest, RunnerOnlyTaskWithoutObjectsIsARunnerError) {
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 1); },
                                 absl::Seconds(30)));
   const v1::MeasureResult r = server->Snapshot().results["t-1"];
-  EXPECT_EQ(r.error_kind(), "runner_error");
+  EXPECT_EQ(r.error_kind(), v1::MEASURE_ERROR_KIND_RUNNER_ERROR);
   EXPECT_THAT(r.error(), HasSubstr("came without a built candidate"));
   EXPECT_THAT(r.error(), HasSubstr("runner-only"));
 }
@@ -152,7 +152,7 @@ TEST(AgentTest, AKernelThatTimesOutCostsOnlyItsTask) {
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 2); },
                                 absl::Seconds(120)));
   ServerState s = server->Snapshot();
-  EXPECT_EQ(s.results["t-slow"].error_kind(), "timeout") << s.results["t-slow"].error();
+  EXPECT_EQ(s.results["t-slow"].error_kind(), v1::MEASURE_ERROR_KIND_TIMEOUT) << s.results["t-slow"].error();
   ExpectMeasuredFine(s.results["t-fine"], 2);
   // The worker goes on: a later task is measured too.
   server->AddTasks({MakeTask("t-later", kMatmul, {})});
@@ -181,7 +181,7 @@ TEST(AgentTest, ACompilePastTheBuildTimeoutCostsOnlyItsTask) {
                                 absl::Seconds(120)));
   ServerState s = server->Snapshot();
   const v1::MeasureResult& failed = s.results["t-slow-build"];
-  EXPECT_EQ(failed.error_kind(), "compile_error") << failed.error();
+  EXPECT_EQ(failed.error_kind(), v1::MEASURE_ERROR_KIND_COMPILE_ERROR) << failed.error();
   EXPECT_THAT(failed.error(), HasSubstr("did not finish within 0.2 s"));
   ExpectMeasuredFine(s.results["t-fine"], 2);
   EXPECT_EQ(run.agent().counters().registrations, 1);

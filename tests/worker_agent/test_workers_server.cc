@@ -7,7 +7,7 @@
 #include "common/rpc/auth.h"
 #include "common/schedule/schedule_proto.h"
 #include "common/te/workload.h"
-#include "worker/measure/builder.h"
+#include "measure/builder.h"
 
 namespace tuneforge::worker::testing {
 namespace {

@@ -25,7 +25,7 @@ TEST(WorkerBinaryTest, MeasuresAndStopsCleanlyOnSigterm) {
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return s.results.size() == 1; },
                                 absl::Seconds(60)))
       << worker.Stdout() << worker.Stderr();
-  EXPECT_EQ(server->Snapshot().results["t-1"].error_kind(), "none");
+  EXPECT_EQ(server->Snapshot().results["t-1"].error_kind(), v1::MEASURE_ERROR_KIND_NONE);
   worker.Signal(SIGTERM);
   std::optional<int> code = worker.Wait(absl::Seconds(30));
   ASSERT_TRUE(code.has_value()) << "the worker did not exit after SIGTERM";

@@ -1,24 +1,14 @@
 #include "worker/agent/measurer_pool.h"
 
 #include "absl/strings/str_cat.h"
+#include "measure/measure_proto.h"
 
 namespace tuneforge::worker {
 
-measure::MeasureOptions ToMeasureOptions(const v1::MeasureOptions& options,
-                                         const std::string& runner_path) {
-  measure::MeasureOptions out;
-  out.number = options.number() != 0 ? options.number() : 1;
-  out.repeat = options.repeat() != 0 ? options.repeat() : 3;
-  out.min_repeat_ms = options.min_repeat_ms() != 0 ? options.min_repeat_ms() : 100;
-  out.flush_cache = options.flush_cache();
-  out.threads = options.threads();
-  out.timeout_s = options.timeout_s() != 0 ? options.timeout_s() : 10;
-  out.runner_path = runner_path;
-  return out;
-}
-
 absl::StatusOr<measure::Measurer*> MeasurerPool::Get(const v1::MeasureOptions& options) {
-  const measure::MeasureOptions wanted = ToMeasureOptions(options, runner_path_);
+  measure::MeasureOptions local;
+  local.runner_path = runner_path_;
+  const measure::MeasureOptions wanted = measure::MeasureOptionsFromProto(options, local);
   const std::string key =
       absl::StrCat(wanted.number, "/", wanted.repeat, "/", wanted.min_repeat_ms, "/",
                    wanted.flush_cache, "/", wanted.threads, "/", wanted.timeout_s);

@@ -11,16 +11,11 @@
 #include "absl/status/statusor.h"
 #include "common/codegen/target.h"
 #include "proto/tuneforge.pb.h"
-#include "worker/measure/measurer.h"
+#include "measure/measurer.h"
 
 namespace tuneforge::worker {
 
 namespace v1 = ::tuneforge::v1;
-
-// The task's options with the proto's zero defaults filled in (number 1,
-// repeat 3, min_repeat_ms 100, timeout 10 s; threads 0 = all cores).
-measure::MeasureOptions ToMeasureOptions(const v1::MeasureOptions& options,
-                                         const std::string& runner_path);
 
 class MeasurerPool {
  public:

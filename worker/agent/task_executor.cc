@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_proto.h"
+#include "measure/measure_proto.h"
 
 namespace tuneforge::worker {
 namespace {
@@ -16,18 +17,15 @@ constexpr size_t kMaxCachedReferences = 64;
 
 v1::MeasureResult ErrorResult(const std::string& task_id, MeasureErrorKind kind,
                               std::string error) {
-  v1::MeasureResult r;
-  r.set_task_id(task_id);
-  r.set_error_kind(measure::ErrorKindName(kind));
-  r.set_error(std::move(error));
-  return r;
+  measure::MeasureResult r;
+  r.error_kind = kind;
+  r.error = std::move(error);
+  return measure::MeasureResultToProto(r, task_id);
 }
 
 measure::BuiltKernel Shipped(const v1::BuiltKernel& kernel, const te::ComputeDag& dag) {
   measure::BuiltKernel k;
-  k.object.symbol = kernel.symbol();
-  k.object.triple = kernel.triple();
-  k.object.object = kernel.object();
+  k.object = measure::KernelObjectFromProto(kernel);
   k.args = measure::DagArgSpecs(dag);
   return k;
 }
@@ -42,18 +40,6 @@ struct TaskExecutor::Prepared {
   std::shared_ptr<const measure::BuiltKernel> reference;
   measure::BuiltKernel candidate;
 };
-
-v1::MeasureResult ResultToProto(const std::string& task_id, const measure::MeasureResult& result) {
-  v1::MeasureResult r;
-  r.set_task_id(task_id);
-  r.set_error_kind(measure::ErrorKindName(result.error_kind));
-  r.set_error(result.error);
-  r.set_median_seconds(result.median_seconds);
-  for (double s : result.repeat_seconds) r.add_repeat_seconds(s);
-  r.set_compile_ms(result.compile_ms);
-  r.set_max_abs_error(result.max_abs_error);
-  return r;
-}
 
 absl::StatusOr<std::unique_ptr<TaskExecutor>> TaskExecutor::Create(ExecutorOptions options) {
   if (!(options.build_timeout_s > 0))
@@ -189,7 +175,7 @@ v1::MeasureResult TaskExecutor::Time(const v1::MeasureTask& task, const Prepared
   measure::MeasureResult result =
       (*measurer)->MeasureBuilt(*prepared.workload->dag, *prepared.reference, {prepared.candidate})
           .front();
-  return ResultToProto(task.task_id(), result);
+  return measure::MeasureResultToProto(result, task.task_id());
 }
 
 }  // namespace tuneforge::worker

@@ -26,9 +26,9 @@
 #include "proto/tuneforge.pb.h"
 #include "worker/agent/measurer_pool.h"
 #include "worker/agent/workload_cache.h"
-#include "worker/measure/builder.h"
-#include "worker/measure/build_service.h"
-#include "worker/measure/builder_pool.h"
+#include "measure/builder.h"
+#include "measure/build_service.h"
+#include "measure/builder_pool.h"
 
 namespace tuneforge::worker {
 
@@ -71,8 +71,5 @@ class TaskExecutor {
   // Built references by workload key (build mode); cleared when full.
   absl::flat_hash_map<std::string, std::shared_ptr<const measure::BuiltKernel>> references_;
 };
-
-// A measure::MeasureResult as the proto the worker reports.
-v1::MeasureResult ResultToProto(const std::string& task_id, const measure::MeasureResult& result);
 
 }  // namespace tuneforge::worker

@@ -254,7 +254,7 @@ absl::Status WorkerAgent::Session::LeaseAndMeasure() {
   Count(&WorkerCounters::tasks_measured, static_cast<int64_t>(results.size()));
   if (options_.verbose) {
     int errors = 0;
-    for (const v1::MeasureResult& r : results) errors += r.error_kind() != "none";
+    for (const v1::MeasureResult& r : results) errors += r.error_kind() != v1::MEASURE_ERROR_KIND_NONE;
     Log(absl::StrCat("lease ", lease->lease_id(), ": measured ", results.size(), " of ",
                      tasks.size(), " tasks, ", errors, " with errors"));
   }

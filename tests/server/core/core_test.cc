@@ -101,7 +101,7 @@ class CoreTest : public ::testing::Test {
     for (const v1::MeasureTask& t : lease.tasks()) {
       v1::MeasureResult* r = req.add_results();
       r->set_task_id(t.task_id());
-      r->set_error_kind("none");
+      r->set_error_kind(v1::MEASURE_ERROR_KIND_NONE);
       r->set_median_seconds(seconds);
       r->add_repeat_seconds(seconds);
     }
@@ -352,7 +352,7 @@ TEST_F(CoreTest, ReTimesTheFastestAndCrownsOnlyAProgramTimedTwice) {
       }
       v1::MeasureResult* r = req.add_results();
       r->set_task_id(t.task_id());
-      r->set_error_kind("none");
+      r->set_error_kind(v1::MEASURE_ERROR_KIND_NONE);
       r->set_median_seconds(seconds);
       r->add_repeat_seconds(seconds);
     }

@@ -88,7 +88,7 @@ v1::DeviceInfo TestDevice() {
 v1::MeasureResult GoodResult(const std::string& task_id, double seconds) {
   v1::MeasureResult result;
   result.set_task_id(task_id);
-  result.set_error_kind("none");
+  result.set_error_kind(v1::MEASURE_ERROR_KIND_NONE);
   result.set_median_seconds(seconds);
   result.add_repeat_seconds(seconds);
   result.set_compile_ms(1.5);

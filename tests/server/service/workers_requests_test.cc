@@ -131,10 +131,11 @@ TEST_F(WorkersRequestsTest, MalformedReportsAreRefusedNamingTheField) {
        Code::INVALID_ARGUMENT, "results[1].task_id is required"},
       {"same task twice", ReportWith([](v1::ReportRequest& r) { r.mutable_results(1)->set_task_id("t1"); }),
        Code::INVALID_ARGUMENT, "results[1].task_id 't1' appears twice"},
-      {"unknown error kind", ReportWith([](v1::ReportRequest& r) { r.mutable_results(0)->set_error_kind("exploded"); }),
-       Code::INVALID_ARGUMENT, "results[0].error_kind is not an error kind; use one of none, invalid_schedule"},
-      {"empty error kind", ReportWith([](v1::ReportRequest& r) { r.mutable_results(0)->clear_error_kind(); }),
-       Code::INVALID_ARGUMENT, "results[0].error_kind is empty"},
+      {"unknown error kind",
+       ReportWith([](v1::ReportRequest& r) { r.mutable_results(0)->set_error_kind(static_cast<v1::MeasureErrorKind>(99)); }),
+       Code::INVALID_ARGUMENT, "results[0].error_kind is 99, not an error kind; use one of none, invalid_schedule"},
+      {"unset error kind", ReportWith([](v1::ReportRequest& r) { r.mutable_results(0)->clear_error_kind(); }),
+       Code::INVALID_ARGUMENT, "results[0].error_kind is not set; use one of none, invalid_schedule"},
       {"negative time", ReportWith([](v1::ReportRequest& r) { r.mutable_results(0)->set_median_seconds(-1); }),
        Code::INVALID_ARGUMENT, "results[0].median_seconds must be a number in 0..1000000, got -1"},
       {"time not a number", ReportWith([](v1::ReportRequest& r) { r.mutable_results(0)->set_median_seconds(nan); }),
@@ -160,7 +161,7 @@ TEST_F(WorkersRequestsTest, MalformedReportsAreRefusedNamingTheField) {
 TEST_F(WorkersRequestsTest, AnErrorResultNeedsNoTimeAndMayCarryNaNError) {
   v1::ReportRequest report = BaseReport();
   v1::MeasureResult* r = report.mutable_results(0);
-  r->set_error_kind("wrong_answer");
+  r->set_error_kind(v1::MEASURE_ERROR_KIND_WRONG_ANSWER);
   r->set_error("output 3 differs");
   r->set_median_seconds(0);
   r->set_max_abs_error(std::nan(""));

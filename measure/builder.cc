@@ -1,0 +1,138 @@
+#include "measure/builder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/lower/lower.h"
+#include "common/lower/stmt_functor.h"
+#include "common/schedule/state.h"
+#include "common/te/ndarray.h"
+
+namespace tuneforge::measure {
+namespace {
+
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// A lowered program this large takes LLVM many seconds (about 1 ms per
+// statement) to compile and would hold
+// a worker's builder that long: such a candidate is refused before code
+// generation. The expert schedules lower to under 100 statements.
+constexpr int64_t kMaxLoweredStmts = 8192;
+
+BuiltKernel Failed(MeasureErrorKind kind, std::string error) {
+  BuiltKernel k;
+  k.error_kind = kind;
+  k.error = std::move(error);
+  return k;
+}
+
+BuiltKernel Compile(const te::ComputeDag& dag, const lower::LoweredFunc& func,
+                    const codegen::Target& target) {
+  absl::StatusOr<std::vector<ArgSpec>> args = KernelArgs(dag, func);
+  if (!args.ok())
+    return Failed(MeasureErrorKind::kLowerError, std::string(args.status().message()));
+  absl::StatusOr<codegen::CompiledObject> object = codegen::CompileToObject(func, target);
+  if (!object.ok())
+    return Failed(MeasureErrorKind::kCompileError, std::string(object.status().message()));
+  BuiltKernel k;
+  k.object = *std::move(object);
+  k.args = *std::move(args);
+  return k;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ArgSpec>> KernelArgs(const te::ComputeDag& dag,
+                                                const lower::LoweredFunc& func) {
+  const std::vector<int> ops = dag.ArgumentOps();
+  const size_t num_inputs = dag.InputOps().size();
+  if (func.args.size() != ops.size())
+    return absl::InternalError(absl::StrCat("kernel '", func.name, "' takes ", func.args.size(),
+                                            " buffers but the workload has ", num_inputs,
+                                            " inputs and ", ops.size() - num_inputs,
+                                            " outputs; lowering must pass exactly those"));
+  std::vector<ArgSpec> specs;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const te::Tensor& op = dag.op(ops[i]);
+    const te::Buffer& buf = func.args[i];
+    if (!buf || buf->dtype != op->dtype || buf->shape != op->shape)
+      return absl::InternalError(absl::StrCat(
+          "kernel argument ", i, " is ",
+          buf ? absl::StrCat(te::ToString(buf->dtype), te::ShapeToString(buf->shape)) : "null",
+          " but the workload's ", i < num_inputs ? "input" : "output", " '", op->name, "' is ",
+          te::ToString(op->dtype), te::ShapeToString(op->shape)));
+    if (!buf->strides.empty() && buf->strides != buf->dense_strides())
+      return absl::InternalError(absl::StrCat("kernel argument ", i, " ('", op->name,
+                                              "') has padded strides; arguments must be dense"));
+    specs.push_back(ArgSpec{op->name, op->dtype, op->shape, i >= num_inputs});
+  }
+  return specs;
+}
+
+BuiltKernel BuildLowered(const te::ComputeDag& dag, const lower::LoweredFunc& func,
+                         const codegen::Target& target) {
+  auto start = std::chrono::steady_clock::now();
+  BuiltKernel k = Compile(dag, func, target);
+  k.build_ms = MillisSince(start);
+  return k;
+}
+
+BuiltKernel BuildSchedule(const te::ComputeDagPtr& dag, const std::vector<schedule::Step>& steps,
+                          const codegen::Target& target) {
+  auto start = std::chrono::steady_clock::now();
+  BuiltKernel k = [&] {
+    absl::StatusOr<schedule::State> state = schedule::State::Replay(dag, steps);
+    if (!state.ok())
+      return Failed(MeasureErrorKind::kInvalidSchedule, std::string(state.status().message()));
+    absl::StatusOr<lower::LoweredFunc> func = lower::Lower(*state);
+    if (!func.ok())
+      return Failed(MeasureErrorKind::kLowerError, std::string(func.status().message()));
+    if (int64_t n = lower::CountStmts(func->body); n > kMaxLoweredStmts)
+      return Failed(MeasureErrorKind::kLowerError,
+                    absl::StrCat("the lowered program has ", n, " statements (limit ", kMaxLoweredStmts,
+                                 "): unrolling made it too large to compile; unroll smaller loops or "
+                                 "lower auto_unroll_max_step"));
+    return Compile(*dag, *func, target);
+  }();
+  k.build_ms = MillisSince(start);
+  return k;
+}
+
+std::vector<BuiltKernel> BuildParallel(int n, int jobs,
+                                       const std::function<BuiltKernel(int)>& build) {
+  std::vector<BuiltKernel> out(std::max(n, 0));
+  if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = std::min(jobs, n);
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    for (int i; (i = next.fetch_add(1)) < n;) {
+      // Nothing a candidate does may escape into the others (or the caller).
+      try {
+        out[i] = build(i);
+      } catch (const std::exception& e) {
+        out[i] = Failed(MeasureErrorKind::kCompileError, absl::StrCat("build failed: ", e.what()));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  return out;
+}
+
+std::vector<BuiltKernel> BuildSchedules(const te::ComputeDagPtr& dag,
+                                        const std::vector<std::vector<schedule::Step>>& candidates,
+                                        const codegen::Target& target, int jobs) {
+  return BuildParallel(static_cast<int>(candidates.size()), jobs,
+                       [&](int i) { return BuildSchedule(dag, candidates[i], target); });
+}
+
+}  // namespace tuneforge::measure

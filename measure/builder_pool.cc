@@ -1,0 +1,118 @@
+#include "measure/builder_pool.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "measure/measure_proto.h"
+
+namespace tuneforge::measure {
+namespace {
+
+BuiltKernel Failed(MeasureErrorKind kind, std::string error) {
+  BuiltKernel k;
+  k.error_kind = kind;
+  k.error = std::move(error);
+  return k;
+}
+
+BuiltKernel FromReply(const runner::BuildReply& reply) {
+  std::optional<MeasureErrorKind> kind = ErrorKindFromProto(reply.error_kind());
+  absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(reply.args());
+  if (!kind || !args.ok())
+    return Failed(MeasureErrorKind::kRunnerError,
+                  absl::StrCat("the builder process sent a malformed reply (",
+                               !kind ? "no error kind" : args.status().message(), ")"));
+  BuiltKernel k;
+  k.error_kind = *kind;
+  k.error = reply.error();
+  k.object = KernelObjectFromProto(reply.object());
+  k.args = *std::move(args);
+  return k;
+}
+
+}  // namespace
+
+BuilderProcess::BuilderProcess(ChildConfig config)
+    : child_([&config] {
+        config.role = ChildRole::kBuilder;
+        return std::move(config);
+      }()) {}
+
+BuiltKernel BuilderProcess::Build(const runner::BuildRequest& request, double timeout_s) {
+  auto start = std::chrono::steady_clock::now();
+  Message message;
+  *message.mutable_build_request() = request;
+  BuiltKernel k = [&]() -> BuiltKernel {
+    // A child that died while idle is replaced and the request sent once
+    // more; one that dies while compiling is this request's result.
+    for (int attempt = 0;; ++attempt) {
+      if (!child_.running())
+        if (absl::Status s = child_.Start(); !s.ok())
+          return Failed(MeasureErrorKind::kRunnerError, std::string(s.message()));
+      if (absl::Status sent = child_.Send(message); !sent.ok()) {
+        child_.Stop();
+        if (attempt == 0) continue;
+        return Failed(MeasureErrorKind::kRunnerError,
+                      absl::StrCat("cannot send the build to the builder process: ", sent.message()));
+      }
+      absl::StatusOr<Message> reply = child_.Receive(After(timeout_s));
+      if (reply.ok()) {
+        if (reply->has_build_reply()) return FromReply(reply->build_reply());
+        child_.Stop();
+        return Failed(MeasureErrorKind::kRunnerError, "the builder process sent an unexpected message; it was restarted");
+      }
+      if (absl::IsDeadlineExceeded(reply.status())) {
+        child_.Kill();
+        return Failed(MeasureErrorKind::kCompileError,
+                      absl::StrCat("compiling did not finish within ", timeout_s,
+                                   " s (build timeout); the builder process was killed"));
+      }
+      if (absl::IsUnavailable(reply.status())) {
+        int status = child_.Stop();
+        return Failed(MeasureErrorKind::kCompileError,
+                      absl::StrCat("the compiler died (", DescribeExit(status),
+                                   ") building this candidate; the builder process will be restarted"));
+      }
+      child_.Stop();
+      return Failed(MeasureErrorKind::kRunnerError,
+                    absl::StrCat("talking to the builder process failed: ", reply.status().message()));
+    }
+  }();
+  k.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return k;
+}
+
+BuilderPool::BuilderPool(ChildConfig config, int jobs, double timeout_s)
+    : config_(std::move(config)), timeout_s_(timeout_s) {
+  if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (int i = 0; i < jobs; ++i) slots_.push_back(std::make_unique<BuilderProcess>(config_));
+}
+
+std::vector<BuiltKernel> BuilderPool::Build(const std::vector<runner::BuildRequest>& requests,
+                                            const std::function<bool()>& stop) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int n = static_cast<int>(requests.size());
+  std::vector<BuiltKernel> out(n);
+  std::atomic<int> next{0};
+  auto work = [&](BuilderProcess& builder) {
+    for (int i; (i = next.fetch_add(1)) < n;)
+      out[i] = stop() ? Failed(MeasureErrorKind::kRunnerError, "skipped: the worker is stopping")
+                      : builder.Build(requests[i], timeout_s_);
+  };
+  const int threads = std::min(n, static_cast<int>(slots_.size()));
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads; ++t) helpers.emplace_back(work, std::ref(*slots_[t]));
+  if (threads > 0) work(*slots_[0]);
+  for (std::thread& h : helpers) h.join();
+  return out;
+}
+
+int BuilderPool::starts() const {
+  int total = 0;
+  for (const auto& s : slots_) total += s->starts();
+  return total;
+}
+
+}  // namespace tuneforge::measure

@@ -1,0 +1,83 @@
+#include "measure/measure_proto.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace tuneforge::measure {
+
+v1::MeasureOptions MeasureOptionsToProto(const MeasureOptions& options) {
+  v1::MeasureOptions p;
+  p.set_number(options.number);
+  p.set_repeat(options.repeat);
+  p.set_min_repeat_ms(options.min_repeat_ms);
+  p.set_flush_cache(options.flush_cache);
+  p.set_threads(options.threads);
+  p.set_timeout_s(options.timeout_s);
+  return p;
+}
+
+MeasureOptions MeasureOptionsFromProto(const v1::MeasureOptions& proto, MeasureOptions local) {
+  if (proto.number() != 0) local.number = proto.number();
+  if (proto.repeat() != 0) local.repeat = proto.repeat();
+  if (proto.min_repeat_ms() != 0) local.min_repeat_ms = proto.min_repeat_ms();
+  local.flush_cache = local.flush_cache || proto.flush_cache();
+  if (proto.threads() != 0) local.threads = proto.threads();
+  if (proto.timeout_s() != 0) local.timeout_s = proto.timeout_s();
+  return local;
+}
+
+v1::MeasureResult MeasureResultToProto(const MeasureResult& result, const std::string& task_id) {
+  v1::MeasureResult p;
+  p.set_task_id(task_id);
+  p.set_error_kind(ErrorKindToProto(result.error_kind));
+  p.set_error(result.error);
+  p.set_median_seconds(result.median_seconds);
+  p.mutable_repeat_seconds()->Assign(result.repeat_seconds.begin(), result.repeat_seconds.end());
+  p.set_compile_ms(result.compile_ms);
+  p.set_max_abs_error(result.max_abs_error);
+  p.set_correct(result.correct);
+  p.set_number(result.number);
+  p.set_max_rel_error(result.max_rel_error);
+  p.set_run_wall_ms(result.run_wall_ms);
+  p.set_timed_ms(result.timed_ms);
+  return p;
+}
+
+absl::StatusOr<MeasureResult> MeasureResultFromProto(const v1::MeasureResult& proto) {
+  std::optional<MeasureErrorKind> kind = ErrorKindFromProto(proto.error_kind());
+  if (!kind)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "error_kind ", static_cast<int>(proto.error_kind()),
+        proto.error_kind() == v1::MEASURE_ERROR_KIND_UNSPECIFIED ? " (unset)" : " (unknown to this build)",
+        " is not an error kind; use one of ", ErrorKindNameList()));
+  MeasureResult r;
+  r.error_kind = *kind;
+  r.error = proto.error();
+  r.median_seconds = proto.median_seconds();
+  r.repeat_seconds.assign(proto.repeat_seconds().begin(), proto.repeat_seconds().end());
+  r.compile_ms = proto.compile_ms();
+  r.max_abs_error = proto.max_abs_error();
+  r.correct = proto.correct();
+  r.number = proto.number();
+  r.max_rel_error = proto.max_rel_error();
+  r.run_wall_ms = proto.run_wall_ms();
+  r.timed_ms = proto.timed_ms();
+  return r;
+}
+
+v1::BuiltKernel KernelObjectToProto(const codegen::CompiledObject& object) {
+  v1::BuiltKernel p;
+  p.set_symbol(object.symbol);
+  p.set_triple(object.triple);
+  p.set_object(object.object);
+  return p;
+}
+
+codegen::CompiledObject KernelObjectFromProto(const v1::BuiltKernel& proto) {
+  codegen::CompiledObject o;
+  o.symbol = proto.symbol();
+  o.triple = proto.triple();
+  o.object = proto.object();
+  return o;
+}
+
+}  // namespace tuneforge::measure

@@ -1,0 +1,275 @@
+#include "measure/runner_service.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <new>
+
+#include "absl/strings/str_cat.h"
+#include "common/codegen/compiler.h"
+#include "common/runtime/parallel.h"
+#include "measure/build_service.h"
+#include "measure/measure_proto.h"
+#include "measure/protocol.h"
+#include "measure/timing.h"
+#include "measure/workload_buffers.h"
+
+namespace tuneforge::measure {
+namespace {
+
+MeasureResult Fail(MeasureErrorKind kind, std::string error) {
+  MeasureResult r;
+  r.error_kind = kind;
+  r.error = std::move(error);
+  return r;
+}
+
+// A kernel's crash must end this process with its signal, so the parent can
+// name it; libraries (LLVM) may have installed handlers of their own.
+void RestoreDefaultCrashSignals() {
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) signal(sig, SIG_DFL);
+}
+
+absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> Load(const v1::BuiltKernel& blob) {
+  auto kernel = codegen::LoadObject(KernelObjectFromProto(blob));
+  RestoreDefaultCrashSignals();
+  return kernel;
+}
+
+absl::Status SendPhase(int fd, runner::Phase::Kind kind) {
+  Message m;
+  m.mutable_phase()->set_kind(kind);
+  return WriteMessage(fd, m);
+}
+
+// What the runner works from: the request's arguments, and its options as
+// the measurer resolved them (a zero here means zero: min_repeat_ms 0 is no
+// calibration, not the default).
+struct RunSpec {
+  std::vector<ArgSpec> args;
+  MeasureOptions options;
+  double time_budget_s = 0;
+};
+
+MeasureOptions ResolvedOptions(const v1::MeasureOptions& proto) {
+  MeasureOptions zero;
+  zero.number = 0;
+  zero.repeat = 0;
+  zero.min_repeat_ms = 0;
+  zero.timeout_s = 0;
+  return MeasureOptionsFromProto(proto, zero);
+}
+
+class RunnerService {
+ public:
+  explicit RunnerService(int out_fd) : out_fd_(out_fd) {}
+
+  MeasureResult Handle(const runner::RunRequest& request) {
+    try {
+      return HandleUnguarded(request);
+    } catch (const std::bad_alloc&) {
+      return Fail(MeasureErrorKind::kOutOfMemory,
+                  "the runner ran out of memory; use smaller shapes or raise the memory limit");
+    } catch (const std::exception& e) {
+      return Fail(MeasureErrorKind::kRunnerError, absl::StrCat("runner failure: ", e.what()));
+    }
+  }
+
+ private:
+  MeasureResult HandleUnguarded(const runner::RunRequest& request) {
+    absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(request.args());
+    if (!args.ok()) return Fail(MeasureErrorKind::kRunnerError, std::string(args.status().message()));
+    const RunSpec spec{*std::move(args), ResolvedOptions(request.measure()), request.time_budget_s()};
+    SetThreads(spec.options.threads);
+    if (absl::Status s = CheckArgs(spec.args); !s.ok())
+      return Fail(MeasureErrorKind::kRunnerError, std::string(s.message()));
+    absl::StatusOr<WorkloadBuffers*> buffers =
+        cache_.Get(request.workload_key(), request.seed(), spec.args);
+    if (!buffers.ok())
+      return Fail(absl::IsResourceExhausted(buffers.status()) ? MeasureErrorKind::kOutOfMemory
+                                                              : MeasureErrorKind::kRunnerError,
+                  std::string(buffers.status().message()));
+    WorkloadBuffers& w = **buffers;
+    if (!w.reference_ready) {
+      MeasureResult failure;
+      if (!ComputeReference(request.reference(), w, failure)) return failure;
+    }
+    SendPhase(out_fd_, runner::Phase::CANDIDATE).IgnoreError();
+    auto kernel = Load(request.candidate());
+    if (!kernel.ok())
+      return Fail(MeasureErrorKind::kCompileError,
+                  absl::StrCat("loading the kernel object failed: ", kernel.status().message()));
+    auto start = std::chrono::steady_clock::now();
+    MeasureResult reply = Check(**kernel, w);
+    if (reply.error_kind != MeasureErrorKind::kNone) return reply;
+    double check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Time(**kernel, w, spec, check_s, reply);
+    return reply;
+  }
+
+  static absl::Status CheckArgs(const std::vector<ArgSpec>& args) {
+    bool seen_output = false;
+    for (const ArgSpec& a : args) {
+      if (!a.is_output && seen_output)
+        return absl::InvalidArgumentError(absl::StrCat("argument ", ToString(a),
+                                                       " is an input after an output; "
+                                                       "kernels take inputs first"));
+      seen_output |= a.is_output;
+    }
+    if (!seen_output) return absl::InvalidArgumentError("the kernel has no output argument");
+    return absl::OkStatus();
+  }
+
+  void SetThreads(int requested) {
+    int want = requested > 0 ? requested : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    if (want != threads_) runtime::SetNumThreads(want);
+    threads_ = want;
+  }
+
+  bool ComputeReference(const v1::BuiltKernel& reference, WorkloadBuffers& w, MeasureResult& failure) {
+    SendPhase(out_fd_, runner::Phase::REFERENCE).IgnoreError();
+    auto kernel = Load(reference);
+    if (!kernel.ok()) {
+      failure =
+          Fail(MeasureErrorKind::kRunnerError,
+               absl::StrCat("loading the reference kernel failed: ", kernel.status().message()));
+      return false;
+    }
+    std::vector<void*> args = w.ReferenceArgs();
+    if (int32_t code = (**kernel)(args.data()); code != 0) {
+      failure = Fail(MeasureErrorKind::kOutOfMemory,
+                     absl::StrCat("the reference kernel returned ", code,
+                                  ": a temporary allocation failed; raise the memory limit"));
+      return false;
+    }
+    if (std::string changed = w.ChangedInput(); !changed.empty()) {
+      cache_.Drop(w.key);
+      failure = Fail(MeasureErrorKind::kRunnerError,
+                     absl::StrCat("the reference kernel wrote into input '", changed, "'"));
+      return false;
+    }
+    w.reference_ready = true;
+    return true;
+  }
+
+  // One run on poisoned outputs, then every output against the reference.
+  MeasureResult Check(const codegen::LoadedKernel& kernel, WorkloadBuffers& w) {
+    w.PoisonOutputs();
+    std::vector<void*> args = w.CandidateArgs();
+    if (int32_t code = kernel(args.data()); code != 0)
+      return Fail(MeasureErrorKind::kOutOfMemory,
+                  absl::StrCat("the kernel returned ", code,
+                               ": a temporary allocation failed under the memory limit"));
+    if (std::string changed = w.ChangedInput(); !changed.empty()) {
+      cache_.Drop(w.key);  // the inputs are no longer the seed's
+      return Fail(MeasureErrorKind::kWrongAnswer,
+                  absl::StrCat("the kernel wrote into its input '", changed, "'"));
+    }
+    MeasureResult reply;
+    reply.correct = true;
+    const size_t num_inputs = w.inputs.size();
+    for (size_t i = 0; i < w.outputs.size(); ++i) {
+      absl::StatusOr<te::CompareResult> c = te::Compare(w.outputs[i], w.reference_outputs[i]);
+      if (!c.ok()) return Fail(MeasureErrorKind::kRunnerError, std::string(c.status().message()));
+      reply.max_abs_error = std::max(reply.max_abs_error, c->max_abs_error);
+      reply.max_rel_error = std::max(reply.max_rel_error, c->max_rel_error);
+      if (!c->ok && reply.correct) {
+        reply.correct = false;
+        reply.error_kind = MeasureErrorKind::kWrongAnswer;
+        reply.error = absl::StrCat("output '", w.specs[num_inputs + i].name, "': ", c->Summary());
+      }
+    }
+    return reply;
+  }
+
+  // Repeats that fit the time budget after the check run, which took
+  // check_s: 0 means even one repeat does not fit.
+  static int RepeatsWithinBudget(const RunSpec& spec, double check_s) {
+    const TimingOptions& t = spec.options;
+    if (spec.time_budget_s <= 0) return t.repeat;
+    double per_repeat = std::max(check_s * std::max(1, t.number), t.min_repeat_ms / 1e3);
+    // Calibration costs about one more repeat.
+    double fit = (spec.time_budget_s - check_s) / per_repeat - 1;
+    return static_cast<int>(std::clamp(fit, 0.0, static_cast<double>(t.repeat)));
+  }
+
+  void Time(const codegen::LoadedKernel& kernel, WorkloadBuffers& w, const RunSpec& spec, double check_s,
+            MeasureResult& reply) {
+    int repeat = RepeatsWithinBudget(spec, check_s);
+    if (repeat == 0) {
+      // Too slow to time within the deadline: its one (checked) run is the
+      // measurement, enough to rank it far behind the fast ones.
+      reply.number = 1;
+      reply.repeat_seconds = {check_s};
+      reply.median_seconds = check_s;
+      reply.timed_ms = check_s * 1e3;
+      return;
+    }
+    CacheFlusher* flusher = nullptr;
+    TimingOptions timing = spec.options;
+    timing.repeat = repeat;
+    if (timing.flush_cache) {
+      if (!flusher_) flusher_ = std::make_unique<CacheFlusher>();
+      if (!flusher_->Flush()) {
+        reply.error_kind = MeasureErrorKind::kOutOfMemory;
+        reply.error = absl::StrCat("cannot allocate the ", flusher_->bytes(),
+                                   "-byte cache-flush buffer; raise the memory limit");
+        return;
+      }
+      flusher = flusher_.get();
+    }
+    std::vector<void*> args = w.CandidateArgs();
+    TimingResult t = TimeKernel([&] { return kernel(args.data()); }, timing, flusher);
+    reply.number = t.number;
+    reply.repeat_seconds = std::move(t.repeat_seconds);
+    reply.median_seconds = t.median_seconds;
+    reply.timed_ms = t.timed_ms;
+    if (t.failed_code != 0) {
+      reply.error_kind = MeasureErrorKind::kOutOfMemory;
+      reply.error = absl::StrCat("the kernel returned ", t.failed_code,
+                                 " while being timed: a temporary allocation failed");
+    }
+  }
+
+  int out_fd_;
+  WorkloadCache cache_;
+  std::unique_ptr<CacheFlusher> flusher_;
+  int threads_ = -1;
+};
+
+}  // namespace
+
+int ServeRunner(int in_fd, int out_fd, bool builder) {
+  RestoreDefaultCrashSignals();
+  Message hello;
+  hello.mutable_hello()->set_version(kProtocolVersion);
+  hello.mutable_hello()->set_pid(static_cast<int32_t>(getpid()));
+  if (!WriteMessage(out_fd, hello).ok()) return 0;
+  RunnerService service(out_fd);
+  for (;;) {
+    absl::StatusOr<Message> message = ReadMessage(in_fd, std::nullopt);
+    if (!message.ok()) return absl::IsUnavailable(message.status()) ? 0 : 2;
+    Message reply;
+    if (message->has_run_request() && !builder) {
+      *reply.mutable_run_reply() = MeasureResultToProto(service.Handle(message->run_request()));
+    } else if (message->has_build_request() && builder) {
+      runner::BuildReply& built = *reply.mutable_build_reply();
+      try {
+        built = ServeBuild(message->build_request());
+      } catch (const std::exception& e) {  // a bug in lowering or codegen costs this build only
+        built.Clear();
+        built.set_error_kind(ErrorKindToProto(MeasureErrorKind::kCompileError));
+        built.set_error(absl::StrCat("build failed: ", e.what()));
+      }
+    } else {
+      return 2;
+    }
+    if (!WriteMessage(out_fd, reply).ok()) return 0;
+  }
+}
+
+}  // namespace tuneforge::measure

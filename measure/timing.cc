@@ -1,0 +1,122 @@
+#include "measure/timing.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+namespace tuneforge::measure {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+int64_t LastLevelCacheBytes() {
+  for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+    long v = sysconf(name);
+    if (v > 0) return v;
+  }
+  return 32 << 20;
+}
+
+struct RunTimes {
+  double kernel_s = 0;  // inside the kernel
+  double wall_s = 0;    // flushes included
+};
+
+RunTimes TimeRuns(const std::function<int32_t()>& run, int64_t number, CacheFlusher* flusher,
+                  int32_t* failed_code) {
+  RunTimes t;
+  auto wall_start = Clock::now();
+  if (flusher == nullptr) {
+    for (int64_t i = 0; i < number; ++i)
+      if (int32_t code = run(); code != 0 && *failed_code == 0) *failed_code = code;
+    t.kernel_s = t.wall_s = SecondsSince(wall_start);
+    return t;
+  }
+  for (int64_t i = 0; i < number; ++i) {
+    flusher->Flush();
+    auto start = Clock::now();
+    int32_t code = run();
+    t.kernel_s += SecondsSince(start);
+    if (code != 0 && *failed_code == 0) *failed_code = code;
+  }
+  t.wall_s = SecondsSince(wall_start);
+  return t;
+}
+
+// A sink the optimizer must keep: the flush loop's reads go somewhere.
+volatile uint64_t flush_sink = 0;
+
+}  // namespace
+
+CacheFlusher::CacheFlusher() {
+  bytes_ = std::min<int64_t>(LastLevelCacheBytes() * 3 / 2, int64_t{512} << 20);
+  bytes_ = (bytes_ + 63) / 64 * 64;
+}
+
+CacheFlusher::~CacheFlusher() { std::free(buffer_); }
+
+bool CacheFlusher::Flush() {
+  if (buffer_ == nullptr) {
+    buffer_ = static_cast<uint64_t*>(std::aligned_alloc(64, static_cast<size_t>(bytes_)));
+    if (buffer_ == nullptr) return false;
+    std::fill(buffer_, buffer_ + bytes_ / 8, 0);
+  }
+  // Read-modify-write of every line: the kernel's data leaves the caches and
+  // the evicting lines are dirty, as after unrelated work.
+  uint64_t acc = 0;
+  const int64_t words = bytes_ / 8;
+  for (int64_t i = 0; i < words; i += 8) acc += ++buffer_[i];
+  flush_sink = flush_sink + acc;
+  return true;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions& options,
+                        CacheFlusher* flusher) {
+  TimingResult result;
+  int64_t number = std::max(1, options.number);
+  const double min_repeat_s = std::max(0, options.min_repeat_ms) / 1000.0;
+  double timed = 0;
+  if (min_repeat_s > 0) {
+    // With flushing, a repeat's wall time (flushes included) decides: the
+    // flushes dominate short kernels, and counting only kernel time would
+    // demand thousands of flushes per repeat.
+    for (;;) {
+      RunTimes t = TimeRuns(run, number, flusher, &result.failed_code);
+      timed += t.kernel_s;
+      double measured = flusher ? t.wall_s : t.kernel_s;
+      if (result.failed_code != 0 || measured >= min_repeat_s) break;
+      // Aim 10% past the target from the measured rate, at least doubling
+      // when the run was too fast to measure.
+      double per_run = measured / static_cast<double>(number);
+      double wanted = per_run > 0 ? min_repeat_s * 1.1 / per_run : static_cast<double>(number) * 10;
+      int64_t grown = std::max<int64_t>(number * 2, static_cast<int64_t>(std::ceil(wanted)));
+      if (grown > (int64_t{1} << 30)) break;  // an empty kernel: good enough
+      number = std::min<int64_t>(grown, number * 100);
+    }
+  }
+  result.number = static_cast<int>(std::min<int64_t>(number, 1 << 30));
+  for (int r = 0; r < std::max(1, options.repeat) && result.failed_code == 0; ++r) {
+    RunTimes t = TimeRuns(run, number, flusher, &result.failed_code);
+    timed += t.kernel_s;
+    result.repeat_seconds.push_back(t.kernel_s / static_cast<double>(number));
+  }
+  result.median_seconds = Median(result.repeat_seconds);
+  result.timed_ms = timed * 1000;
+  return result;
+}
+
+}  // namespace tuneforge::measure

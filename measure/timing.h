@@ -1,0 +1,47 @@
+// Timing a kernel in the runner: repeat / number / min_repeat_ms, optional
+// cache flushing, median of the repeats.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "measure/measure_types.h"
+
+namespace tuneforge::measure {
+
+struct TimingResult {
+  int number = 0;                      // runs per repeat after calibration
+  std::vector<double> repeat_seconds;  // mean per-run time of each repeat
+  double median_seconds = 0;
+  double timed_ms = 0;      // in kernel runs, calibration included
+  int32_t failed_code = 0;  // first non-zero kernel return, 0 if none
+};
+
+// Evicts the last-level cache by writing a buffer larger than it.
+class CacheFlusher {
+ public:
+  // Sized from the LLC the OS reports (1.5x, capped at 512 MiB).
+  CacheFlusher();
+  ~CacheFlusher();
+  // False when the buffer cannot be allocated (memory limit).
+  bool Flush();
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  int64_t bytes_ = 0;
+  uint64_t* buffer_ = nullptr;
+};
+
+// `run` executes the kernel once and returns its status code. Calibration:
+// starting from options.number, the run count grows until one repeat lasts
+// min_repeat_ms; those calibration repeats double as warm-up and are not
+// reported. With flush_cache, each run is timed alone after a flush, and
+// calibration counts the flushes toward min_repeat_ms (see timing.cc).
+TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions& options,
+                        CacheFlusher* flusher);
+
+double Median(std::vector<double> values);
+
+}  // namespace tuneforge::measure

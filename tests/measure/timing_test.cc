@@ -1,0 +1,123 @@
+#include "measure/timing.h"
+
+#include <chrono>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/measure/hand_kernels.h"
+#include "measure/measurer.h"
+
+namespace tuneforge::measure {
+namespace {
+
+// A "kernel" that busy-waits `micros` and counts its calls.
+struct FakeKernel {
+  int64_t micros = 50;
+  int64_t calls = 0;
+  int32_t code = 0;
+  int32_t operator()() {
+    ++calls;
+    auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(micros);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+    return code;
+  }
+};
+
+TEST(TimeKernelTest, NumberAndRepeatAreRespected) {
+  FakeKernel k;
+  TimingResult r =
+      TimeKernel([&] { return k(); }, {.number = 4, .repeat = 5, .min_repeat_ms = 0}, nullptr);
+  EXPECT_EQ(r.number, 4);
+  ASSERT_EQ(r.repeat_seconds.size(), 5u);
+  EXPECT_EQ(k.calls, 20);
+  for (double s : r.repeat_seconds) EXPECT_GE(s, 50e-6);
+  EXPECT_GE(r.median_seconds, 50e-6);
+  EXPECT_LT(r.median_seconds, 5e-3);
+  EXPECT_GE(r.timed_ms, 20 * 0.05);
+}
+
+TEST(TimeKernelTest, NumberGrowsUntilARepeatLastsMinRepeatMs) {
+  FakeKernel k;
+  TimingResult r =
+      TimeKernel([&] { return k(); }, {.number = 1, .repeat = 3, .min_repeat_ms = 20}, nullptr);
+  // 50 us per run: about 440 runs make 20 ms (fewer if this machine is busy
+  // and runs look slower during calibration, hence the slack).
+  EXPECT_GE(r.number, 50);
+  ASSERT_EQ(r.repeat_seconds.size(), 3u);
+  for (double s : r.repeat_seconds) EXPECT_GE(s * r.number, 0.005);
+  EXPECT_GE(r.timed_ms, 60);
+}
+
+TEST(TimeKernelTest, NonZeroReturnStopsTiming) {
+  FakeKernel k;
+  k.code = 1;
+  TimingResult r =
+      TimeKernel([&] { return k(); }, {.number = 2, .repeat = 3, .min_repeat_ms = 0}, nullptr);
+  EXPECT_EQ(r.failed_code, 1);
+  EXPECT_EQ(r.repeat_seconds.size(), 1u);
+}
+
+TEST(TimeKernelTest, FlushTimeIsNotCounted) {
+  FakeKernel k;
+  CacheFlusher flusher;
+  ASSERT_TRUE(flusher.Flush());
+  EXPECT_GT(flusher.bytes(), 1 << 20);
+  auto start = std::chrono::steady_clock::now();
+  TimingResult r =
+      TimeKernel([&] { return k(); },
+                 {.number = 3, .repeat = 2, .min_repeat_ms = 0, .flush_cache = true}, &flusher);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(k.calls, 6);
+  EXPECT_LT(r.median_seconds, 2e-3);  // 50 us runs, not the flushes
+  EXPECT_GT(wall, r.timed_ms / 1000);
+}
+
+TEST(TimeKernelTest, Median) {
+  EXPECT_EQ(Median({}), 0);
+  EXPECT_EQ(Median({3, 1, 2}), 2);
+  EXPECT_EQ(Median({4, 1, 3, 2}), 2.5);
+}
+
+TEST(MeasurerTimingTest, RunnerRespectsTimingOptions) {
+  testing::ElementwiseWorkload w;
+  BuiltKernel k = w.Build(w.Correct());
+  MeasureOptions options;
+  options.number = 7;
+  options.repeat = 4;
+  options.min_repeat_ms = 0;
+  options.threads = 1;
+  auto m = Measurer::Create(codegen::Target::Host(), options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  MeasureResult r = (*m)->MeasureBuilt(*w.dag(), k, {k})[0];
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.number, 7);
+  EXPECT_EQ(r.repeat_seconds.size(), 4u);
+  EXPECT_EQ(r.median_seconds, Median(r.repeat_seconds));
+
+  options.number = 1;
+  options.repeat = 2;
+  options.min_repeat_ms = 10;
+  m = Measurer::Create(codegen::Target::Host(), options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  r = (*m)->MeasureBuilt(*w.dag(), k, {k})[0];
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_GT(r.number, 1);  // a 64-element kernel needs many runs for 10 ms
+  ASSERT_EQ(r.repeat_seconds.size(), 2u);
+  for (double s : r.repeat_seconds) EXPECT_GE(s * r.number, 0.005);
+
+  // Cold-cache timing: a flush before every run, not counted in the time.
+  options.flush_cache = true;
+  m = Measurer::Create(codegen::Target::Host(), options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  r = (*m)->MeasureBuilt(*w.dag(), k, {k})[0];
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(r.repeat_seconds.size(), 2u);
+  EXPECT_GT(r.median_seconds, 0);
+  EXPECT_LT(r.median_seconds, 1e-3);  // the kernel, not the flush
+  EXPECT_GT(r.run_wall_ms - r.timed_ms, 0);
+}
+
+}  // namespace
+}  // namespace tuneforge::measure
