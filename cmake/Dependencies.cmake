@@ -1,5 +1,5 @@
 # All dependencies come from Debian 12 packages (deploy/setup.sh installs them).
-# See ../shared/BUILD-NOTES.md for why each is found the way it is.
+# Each find below says why it is done that way where CMake's default fails.
 
 find_package(Threads REQUIRED)
 find_package(absl CONFIG REQUIRED)

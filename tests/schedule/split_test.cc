@@ -1,6 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "common/schedule/state.h"
 #include "tests/schedule/test_dags.h"
 
@@ -93,18 +96,25 @@ TEST_P(SplitErrorTest, IsRejectedWithAMessage) {
   EXPECT_TRUE(state.steps().empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Split, SplitErrorTest,
-    ::testing::Values(
-        SplitErrorCase{{2, 0, {}, true}, "split (step 0): no lengths given"},
-        SplitErrorCase{{2, 0, {4, 0}, true}, "length 0 at position 1 of [4, 0] must be >= 1"},
-        SplitErrorCase{{2, 0, {-2}, true}, "length -2 at position 0 of [-2] must be >= 1"},
-        SplitErrorCase{{2, 3, {4}, true},
-                       "iterator 3 out of range; stage 'C' (2) has 3 iterators (0..2)"},
-        SplitErrorCase{{2, -1, {4}, true}, "iterator -1 out of range"},
-        SplitErrorCase{{5, 0, {4}, true}, "stage 5 out of range; the state has 3 stages (0..2)"},
-        SplitErrorCase{{1, 0, {4}, true}, "stage 'B' (1) is a placeholder"},
-        SplitErrorCase{{2, 0, {int64_t{1} << 40, int64_t{1} << 40}, true}, "overflows 64 bits"}));
+// Built in a function and passed with ValuesIn: GCC 12 reports the vectors
+// of brace-initialised cases inside ::testing::Values as maybe-uninitialised.
+std::vector<SplitErrorCase> SplitErrorCases() {
+  std::vector<SplitErrorCase> cases;
+  auto add = [&](int stage, int iter, std::vector<int64_t> lengths, std::string message) {
+    cases.push_back({SplitStep{stage, iter, std::move(lengths), true}, std::move(message)});
+  };
+  add(2, 0, {}, "split (step 0): no lengths given");
+  add(2, 0, {4, 0}, "length 0 at position 1 of [4, 0] must be >= 1");
+  add(2, 0, {-2}, "length -2 at position 0 of [-2] must be >= 1");
+  add(2, 3, {4}, "iterator 3 out of range; stage 'C' (2) has 3 iterators (0..2)");
+  add(2, -1, {4}, "iterator -1 out of range");
+  add(5, 0, {4}, "stage 5 out of range; the state has 3 stages (0..2)");
+  add(1, 0, {4}, "stage 'B' (1) is a placeholder");
+  add(2, 0, {int64_t{1} << 40, int64_t{1} << 40}, "overflows 64 bits");
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Split, SplitErrorTest, ::testing::ValuesIn(SplitErrorCases()));
 
 TEST(SplitTest, SplittingAnAnnotatedIteratorIsRejected) {
   State state(testing::Matmul(64, 32, 16));
