@@ -12,7 +12,8 @@
 namespace tuneforge::bench {
 
 // Peers are timed a little longer than our kernels' default.
-inline constexpr measure::TimingOptions kPeerTiming{.number = 1, .repeat = 5, .min_repeat_ms = 200};
+inline constexpr measure::TimingOptions kPeerTiming{
+    .number = 1, .repeat = 5, .min_repeat_ms = 200, .flush_cache = false};
 
 // Seconds per call of fn (median over repeats). fn is called once first to
 // warm caches and lazy initialisation.

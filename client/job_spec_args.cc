@@ -9,12 +9,12 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--def", args->def_files, "compute-definition file (repeatable)");
   cmd->add_option("--batch", args->batch, "candidates per round (default 64)");
   cmd->add_option("--policy", args->policy, "search policy: ansor (sketches, evolutionary search, learned cost model) or random");
-  cmd->add_option("--threads", args->measure.threads, "threads for parallel loops on the worker (0: all cores)");
-  cmd->add_option("--timeout", args->measure.timeout_s, "seconds allowed per candidate (default 10)");
-  cmd->add_option("--number", args->measure.number, "runs per repeat (grows to --min-repeat-ms)");
-  cmd->add_option("--repeat", args->measure.repeat, "timed repeats; the median is reported");
-  cmd->add_option("--min-repeat-ms", args->measure.min_repeat_ms, "minimum duration of a repeat");
-  cmd->add_flag("--flush-cache", args->measure.flush_cache, "flush the caches before each run");
+  cmd->add_option("--threads", args->measure_options.threads, "threads for parallel loops on the worker (0: all cores)");
+  cmd->add_option("--timeout", args->measure_options.timeout_s, "seconds allowed per candidate (default 10)");
+  cmd->add_option("--number", args->measure_options.number, "runs per repeat (grows to --min-repeat-ms)");
+  cmd->add_option("--repeat", args->measure_options.repeat, "timed repeats; the median is reported");
+  cmd->add_option("--min-repeat-ms", args->measure_options.min_repeat_ms, "minimum duration of a repeat");
+  cmd->add_flag("--flush-cache", args->measure_options.flush_cache, "flush the caches before each run");
   cmd->add_option("--retime", args->retime_top,
                   "after each round, time again the fastest N programs per workload timed once, so a lucky "
                   "measurement cannot crown a winner (default 3; -1: off)");
@@ -34,7 +34,7 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std:
     return absl::InvalidArgumentError(absl::StrCat(
         "--retime is ", args.retime_top, "; give how many top programs per workload to time again (0-64, "
         "default 3), or -1 for none"));
-  const measure::MeasureOptions& m = args.measure;
+  const measure::MeasureOptions& m = args.measure_options;
   if (args.batch < 0 || m.threads < 0 || m.timeout_s < 0 || m.number < 0 || m.repeat < 0 ||
       m.min_repeat_ms < 0)
     return absl::InvalidArgumentError(

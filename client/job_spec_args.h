@@ -21,7 +21,7 @@ struct JobSpecArgs {
   int trials = 0;
   int batch = 0;  // 0: the server's default (64)
   std::string policy = "ansor";
-  measure::MeasureOptions measure;  // timing, threads, timeout (a 0 means the default)
+  measure::MeasureOptions measure_options;  // timing, threads, timeout (a 0: the default)
   uint64_t seed = 0;
   std::string name;
   int retime_top = 0;  // 0: the server's default (3); -1: none

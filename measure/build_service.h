@@ -22,11 +22,11 @@ struct WorkloadSource {
 
 // A request for `steps` of `source` (whose DAG has `workload_key`) on
 // `target`; no steps: the unscheduled reference.
-BuildRequest MakeBuildRequest(const WorkloadSource& source, const std::string& workload_key,
+runner::BuildRequest MakeBuildRequest(const WorkloadSource& source, const std::string& workload_key,
                               const std::vector<schedule::Step>& steps, const codegen::Target& target);
 
 // Runs in the child. Errors are in the reply (invalid_schedule for a
 // workload or schedule that does not parse, else BuildSchedule's).
-BuildReply ServeBuild(const BuildRequest& request);
+runner::BuildReply ServeBuild(const runner::BuildRequest& request);
 
 }  // namespace tuneforge::measure

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "measure/measure_proto.h"
 
 namespace tuneforge::measure {
 namespace {
@@ -16,14 +17,18 @@ BuiltKernel Failed(MeasureErrorKind kind, std::string error) {
   return k;
 }
 
-BuiltKernel FromReply(BuildReply reply) {
+BuiltKernel FromReply(const runner::BuildReply& reply) {
+  std::optional<MeasureErrorKind> kind = ErrorKindFromProto(reply.error_kind());
+  absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(reply.args());
+  if (!kind || !args.ok())
+    return Failed(MeasureErrorKind::kRunnerError,
+                  absl::StrCat("the builder process sent a malformed reply (",
+                               !kind ? "no error kind" : args.status().message(), ")"));
   BuiltKernel k;
-  k.error_kind = reply.error_kind;
-  k.error = std::move(reply.error);
-  k.object.symbol = std::move(reply.object.symbol);
-  k.object.triple = std::move(reply.object.triple);
-  k.object.object = std::move(reply.object.object);
-  k.args = std::move(reply.args);
+  k.error_kind = *kind;
+  k.error = reply.error();
+  k.object = KernelObjectFromProto(reply.object());
+  k.args = *std::move(args);
   return k;
 }
 
@@ -35,8 +40,10 @@ BuilderProcess::BuilderProcess(ChildConfig config)
         return std::move(config);
       }()) {}
 
-BuiltKernel BuilderProcess::Build(const BuildRequest& request, double timeout_s) {
+BuiltKernel BuilderProcess::Build(const runner::BuildRequest& request, double timeout_s) {
   auto start = std::chrono::steady_clock::now();
+  Message message;
+  *message.mutable_build_request() = request;
   BuiltKernel k = [&]() -> BuiltKernel {
     // A child that died while idle is replaced and the request sent once
     // more; one that dies while compiling is this request's result.
@@ -44,7 +51,7 @@ BuiltKernel BuilderProcess::Build(const BuildRequest& request, double timeout_s)
       if (!child_.running())
         if (absl::Status s = child_.Start(); !s.ok())
           return Failed(MeasureErrorKind::kRunnerError, std::string(s.message()));
-      if (absl::Status sent = child_.Send(request); !sent.ok()) {
+      if (absl::Status sent = child_.Send(message); !sent.ok()) {
         child_.Stop();
         if (attempt == 0) continue;
         return Failed(MeasureErrorKind::kRunnerError,
@@ -52,7 +59,7 @@ BuiltKernel BuilderProcess::Build(const BuildRequest& request, double timeout_s)
       }
       absl::StatusOr<Message> reply = child_.Receive(After(timeout_s));
       if (reply.ok()) {
-        if (auto* r = std::get_if<BuildReply>(&*reply)) return FromReply(std::move(*r));
+        if (reply->has_build_reply()) return FromReply(reply->build_reply());
         child_.Stop();
         return Failed(MeasureErrorKind::kRunnerError, "the builder process sent an unexpected message; it was restarted");
       }
@@ -83,7 +90,7 @@ BuilderPool::BuilderPool(ChildConfig config, int jobs, double timeout_s)
   for (int i = 0; i < jobs; ++i) slots_.push_back(std::make_unique<BuilderProcess>(config_));
 }
 
-std::vector<BuiltKernel> BuilderPool::Build(const std::vector<BuildRequest>& requests,
+std::vector<BuiltKernel> BuilderPool::Build(const std::vector<runner::BuildRequest>& requests,
                                             const std::function<bool()>& stop) {
   std::lock_guard<std::mutex> lock(mu_);
   const int n = static_cast<int>(requests.size());

@@ -29,7 +29,7 @@ class BuilderProcess {
 
   // build_ms is the wall time seen here. Never fails as a call: a child that
   // cannot start, dies or overruns `timeout_s` is the kernel's error.
-  BuiltKernel Build(const BuildRequest& request, double timeout_s);
+  BuiltKernel Build(const runner::BuildRequest& request, double timeout_s);
 
   int starts() const { return child_.starts(); }
   pid_t pid() const { return child_.pid(); }
@@ -46,7 +46,7 @@ class BuilderPool {
   // One kernel per request, in order, built on up to `jobs` children at
   // once; once `stop()` is true the remaining ones are skipped (runner_error
   // "skipped"). One caller at a time.
-  std::vector<BuiltKernel> Build(const std::vector<BuildRequest>& requests,
+  std::vector<BuiltKernel> Build(const std::vector<runner::BuildRequest>& requests,
                                  const std::function<bool()>& stop = [] { return false; });
 
   double timeout_s() const { return timeout_s_; }

@@ -137,12 +137,12 @@ absl::Status ChildProcess::Start() {
   pid_ = pid;
   ++starts_;
   absl::StatusOr<Message> hello = ReadMessage(from_child_, After(kStartTimeoutS));
-  const auto* h = hello.ok() ? std::get_if<HelloMessage>(&*hello) : nullptr;
-  if (h == nullptr || h->version != kProtocolVersion) {
+  const runner::Hello* h = hello.ok() && hello->has_hello() ? &hello->hello() : nullptr;
+  if (h == nullptr || h->version() != kProtocolVersion) {
     int status = Stop();
     std::string why = !hello.ok()    ? std::string(hello.status().message())
                       : h == nullptr ? "it sent an unexpected message"
-                                     : absl::StrCat("it speaks protocol version ", h->version,
+                                     : absl::StrCat("it speaks protocol version ", h->version(),
                                                     ", this program ", kProtocolVersion);
     if (WIFEXITED(status)) absl::StrAppend(&why, " (exit status ", WEXITSTATUS(status), ")");
     return absl::UnavailableError(absl::StrCat("the runner '", config_.path,

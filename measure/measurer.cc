@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "measure/measure_proto.h"
 
 namespace tuneforge::measure {
 namespace {
@@ -16,10 +17,6 @@ MeasureResult FromBuildError(const BuiltKernel& k, const char* prefix = "") {
   r.error = absl::StrCat(prefix, k.error);
   r.compile_ms = k.build_ms;
   return r;
-}
-
-KernelBlob Blob(const codegen::CompiledObject& o) {
-  return KernelBlob{o.symbol, o.triple, o.object};
 }
 
 int64_t DefaultMemoryLimitBytes() {
@@ -111,41 +108,29 @@ std::vector<MeasureResult> Measurer::MeasureBuilt(const te::ComputeDag& dag,
 
 MeasureResult Measurer::Run(const te::ComputeDag& dag, const BuiltKernel& reference,
                             const BuiltKernel& candidate) {
-  RunRequest request;
-  request.workload_key = dag.workload_key();
-  request.seed = kInputSeed;
-  request.args = candidate.args;
-  request.reference = Blob(reference.object);
-  request.candidate = Blob(candidate.object);
-  request.number = options_.number;
-  request.repeat = options_.repeat;
-  request.min_repeat_ms = options_.min_repeat_ms;
-  request.flush_cache = options_.flush_cache;
-  request.threads = options_.threads;
-  // Leave a fifth of the deadline for loading, checking and the reply.
-  request.time_budget_s = options_.timeout_s * 0.8;
-  MeasureResult r;
-  r.compile_ms = candidate.build_ms;
   if (candidate.args != reference.args) {
+    MeasureResult r;
+    r.compile_ms = candidate.build_ms;
     r.error_kind = MeasureErrorKind::kLowerError;
     r.error =
         "the candidate's kernel arguments differ from the reference's; both must be the "
         "workload's inputs then outputs";
     return r;
   }
+  runner::RunRequest request;
+  request.set_workload_key(dag.workload_key());
+  request.set_seed(kInputSeed);
+  ArgSpecsToProto(candidate.args, request.mutable_args());
+  *request.mutable_reference() = KernelObjectToProto(reference.object);
+  *request.mutable_candidate() = KernelObjectToProto(candidate.object);
+  *request.mutable_measure() = MeasureOptionsToProto(options_);
+  // Leave a fifth of the deadline for loading, checking and the reply.
+  request.set_time_budget_s(options_.timeout_s * 0.8);
   auto start = std::chrono::steady_clock::now();
-  RunReply reply = runner_.Run(request, options_.timeout_s, options_.reference_timeout_s);
+  MeasureResult r = runner_.Run(request, options_.timeout_s, options_.reference_timeout_s);
   r.run_wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  r.error_kind = reply.error_kind;
-  r.error = std::move(reply.error);
-  r.correct = reply.correct;
-  r.median_seconds = reply.median_seconds;
-  r.repeat_seconds = std::move(reply.repeat_seconds);
-  r.number = reply.number;
-  r.max_abs_error = reply.max_abs_error;
-  r.max_rel_error = reply.max_rel_error;
-  r.timed_ms = reply.timed_ms;
+  r.compile_ms = candidate.build_ms;
   return r;
 }
 

@@ -4,12 +4,13 @@
 #include <sys/wait.h>
 
 #include "absl/strings/str_cat.h"
+#include "measure/measure_proto.h"
 
 namespace tuneforge::measure {
 namespace {
 
-RunReply Fail(MeasureErrorKind kind, std::string error) {
-  RunReply r;
+MeasureResult Fail(MeasureErrorKind kind, std::string error) {
+  MeasureResult r;
   r.error_kind = kind;
   r.error = std::move(error);
   return r;
@@ -17,7 +18,7 @@ RunReply Fail(MeasureErrorKind kind, std::string error) {
 
 }  // namespace
 
-RunReply RunnerProcess::ChildDied(bool started, bool in_reference) {
+MeasureResult RunnerProcess::ChildDied(bool started, bool in_reference) {
   int status = child_.Stop();
   const char* what = in_reference ? "the reference (unscheduled) kernel" : "the kernel";
   if (!started)  // no kernel ran yet: the runner itself failed
@@ -42,8 +43,10 @@ RunReply RunnerProcess::ChildDied(bool started, bool in_reference) {
                            WIFEXITED(status) ? WEXITSTATUS(status) : -1, " while running ", what));
 }
 
-RunReply RunnerProcess::Run(const RunRequest& request, double timeout_s,
-                            double reference_timeout_s) {
+MeasureResult RunnerProcess::Run(const runner::RunRequest& request, double timeout_s,
+                                 double reference_timeout_s) {
+  Message message;
+  *message.mutable_run_request() = request;
   // A runner that died while idle (or was never started) is replaced and
   // the request sent once more: no kernel of it has run yet, so a retry is
   // safe. A death after a kernel started is that kernel's result.
@@ -53,20 +56,20 @@ RunReply RunnerProcess::Run(const RunRequest& request, double timeout_s,
       if (absl::Status s = child_.Start(); !s.ok())
         return Fail(MeasureErrorKind::kRunnerError, std::string(s.message()));
     }
-    if (absl::Status sent = child_.Send(request); !sent.ok()) {
+    if (absl::Status sent = child_.Send(message); !sent.ok()) {
       child_.Stop();
       if (may_retry) continue;
       return Fail(MeasureErrorKind::kRunnerError,
                   absl::StrCat("cannot send the candidate to the runner: ", sent.message()));
     }
     bool died_before_kernel = false;
-    RunReply reply = AwaitReply(timeout_s, reference_timeout_s, &died_before_kernel);
+    MeasureResult reply = AwaitReply(timeout_s, reference_timeout_s, &died_before_kernel);
     if (died_before_kernel && may_retry) continue;
     return reply;
   }
 }
 
-RunReply RunnerProcess::AwaitReply(double timeout_s, double reference_timeout_s,
+MeasureResult RunnerProcess::AwaitReply(double timeout_s, double reference_timeout_s,
                                    bool* died_before_kernel) {
   bool started = false, in_reference = false;
   double budget = timeout_s;
@@ -74,14 +77,21 @@ RunReply RunnerProcess::AwaitReply(double timeout_s, double reference_timeout_s,
   for (;;) {
     absl::StatusOr<Message> message = child_.Receive(deadline);
     if (message.ok()) {
-      if (const auto* phase = std::get_if<PhaseMessage>(&*message)) {
+      if (message->has_phase()) {
         started = true;
-        in_reference = phase->phase == RunPhase::kReference;
+        in_reference = message->phase().kind() == runner::Phase::REFERENCE;
         budget = in_reference ? reference_timeout_s : timeout_s;
         deadline = After(budget);
         continue;
       }
-      if (auto* reply = std::get_if<RunReply>(&*message)) return std::move(*reply);
+      if (message->has_run_reply()) {
+        absl::StatusOr<MeasureResult> reply = MeasureResultFromProto(message->run_reply());
+        if (reply.ok()) return *std::move(reply);
+        child_.Stop();
+        return Fail(MeasureErrorKind::kRunnerError,
+                    absl::StrCat("the runner's reply is malformed (", reply.status().message(),
+                                 "); it was restarted"));
+      }
       child_.Stop();
       return Fail(MeasureErrorKind::kRunnerError,
                   "the runner sent an unexpected message; it was restarted");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "measure/child_process.h"
+#include "measure/measure_types.h"
 #include "measure/protocol.h"
 
 namespace tuneforge::measure {
@@ -23,8 +24,9 @@ class RunnerProcess {
   RunnerProcess& operator=(const RunnerProcess&) = delete;
 
   // `timeout_s` bounds the candidate (check + timing); `reference_timeout_s`
-  // the reference computation when the runner reports it runs one.
-  RunReply Run(const RunRequest& request, double timeout_s, double reference_timeout_s);
+  // the reference computation when the runner reports it runs one. The
+  // result's compile_ms and run_wall_ms are the caller's to fill.
+  MeasureResult Run(const runner::RunRequest& request, double timeout_s, double reference_timeout_s);
 
   int starts() const { return child_.starts(); }  // child processes started so far
   pid_t pid() const { return child_.pid(); }      // the live child, or -1
@@ -33,10 +35,10 @@ class RunnerProcess {
   // Reads phases and the reply under the deadlines; kills the child on a
   // deadline. `died_before_kernel`: the child closed its pipe before
   // reporting any phase.
-  RunReply AwaitReply(double timeout_s, double reference_timeout_s, bool* died_before_kernel);
+  MeasureResult AwaitReply(double timeout_s, double reference_timeout_s, bool* died_before_kernel);
   // The reply for a child that closed its pipe: how it ended, and whether a
   // kernel (`started`) and which one was running.
-  RunReply ChildDied(bool started, bool in_reference);
+  MeasureResult ChildDied(bool started, bool in_reference);
 
   ChildProcess child_;
 };

@@ -1,12 +1,10 @@
 #include "measure/runner_service.h"
 
-#include <algorithm>
-#include <chrono>
-
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <new>
@@ -15,6 +13,7 @@
 #include "common/codegen/compiler.h"
 #include "common/runtime/parallel.h"
 #include "measure/build_service.h"
+#include "measure/measure_proto.h"
 #include "measure/protocol.h"
 #include "measure/timing.h"
 #include "measure/workload_buffers.h"
@@ -22,8 +21,8 @@
 namespace tuneforge::measure {
 namespace {
 
-RunReply Fail(MeasureErrorKind kind, std::string error) {
-  RunReply r;
+MeasureResult Fail(MeasureErrorKind kind, std::string error) {
+  MeasureResult r;
   r.error_kind = kind;
   r.error = std::move(error);
   return r;
@@ -35,21 +34,41 @@ void RestoreDefaultCrashSignals() {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) signal(sig, SIG_DFL);
 }
 
-absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> Load(const KernelBlob& blob) {
-  codegen::CompiledObject object;
-  object.symbol = blob.symbol;
-  object.triple = blob.triple;
-  object.object = blob.object;
-  auto kernel = codegen::LoadObject(object);
+absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> Load(const v1::BuiltKernel& blob) {
+  auto kernel = codegen::LoadObject(KernelObjectFromProto(blob));
   RestoreDefaultCrashSignals();
   return kernel;
+}
+
+absl::Status SendPhase(int fd, runner::Phase::Kind kind) {
+  Message m;
+  m.mutable_phase()->set_kind(kind);
+  return WriteMessage(fd, m);
+}
+
+// What the runner works from: the request's arguments, and its options as
+// the measurer resolved them (a zero here means zero: min_repeat_ms 0 is no
+// calibration, not the default).
+struct RunSpec {
+  std::vector<ArgSpec> args;
+  MeasureOptions options;
+  double time_budget_s = 0;
+};
+
+MeasureOptions ResolvedOptions(const v1::MeasureOptions& proto) {
+  MeasureOptions zero;
+  zero.number = 0;
+  zero.repeat = 0;
+  zero.min_repeat_ms = 0;
+  zero.timeout_s = 0;
+  return MeasureOptionsFromProto(proto, zero);
 }
 
 class RunnerService {
  public:
   explicit RunnerService(int out_fd) : out_fd_(out_fd) {}
 
-  RunReply Handle(const RunRequest& request) {
+  MeasureResult Handle(const runner::RunRequest& request) {
     try {
       return HandleUnguarded(request);
     } catch (const std::bad_alloc&) {
@@ -61,31 +80,34 @@ class RunnerService {
   }
 
  private:
-  RunReply HandleUnguarded(const RunRequest& request) {
-    SetThreads(request.threads);
-    if (absl::Status s = CheckArgs(request.args); !s.ok())
+  MeasureResult HandleUnguarded(const runner::RunRequest& request) {
+    absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(request.args());
+    if (!args.ok()) return Fail(MeasureErrorKind::kRunnerError, std::string(args.status().message()));
+    const RunSpec spec{*std::move(args), ResolvedOptions(request.measure()), request.time_budget_s()};
+    SetThreads(spec.options.threads);
+    if (absl::Status s = CheckArgs(spec.args); !s.ok())
       return Fail(MeasureErrorKind::kRunnerError, std::string(s.message()));
     absl::StatusOr<WorkloadBuffers*> buffers =
-        cache_.Get(request.workload_key, request.seed, request.args);
+        cache_.Get(request.workload_key(), request.seed(), spec.args);
     if (!buffers.ok())
       return Fail(absl::IsResourceExhausted(buffers.status()) ? MeasureErrorKind::kOutOfMemory
                                                               : MeasureErrorKind::kRunnerError,
                   std::string(buffers.status().message()));
     WorkloadBuffers& w = **buffers;
     if (!w.reference_ready) {
-      RunReply failure;
-      if (!ComputeReference(request, w, failure)) return failure;
+      MeasureResult failure;
+      if (!ComputeReference(request.reference(), w, failure)) return failure;
     }
-    WriteMessage(out_fd_, PhaseMessage{RunPhase::kCandidate}).IgnoreError();
-    auto kernel = Load(request.candidate);
+    SendPhase(out_fd_, runner::Phase::CANDIDATE).IgnoreError();
+    auto kernel = Load(request.candidate());
     if (!kernel.ok())
       return Fail(MeasureErrorKind::kCompileError,
                   absl::StrCat("loading the kernel object failed: ", kernel.status().message()));
     auto start = std::chrono::steady_clock::now();
-    RunReply reply = Check(**kernel, w);
+    MeasureResult reply = Check(**kernel, w);
     if (reply.error_kind != MeasureErrorKind::kNone) return reply;
     double check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    Time(**kernel, w, request, check_s, reply);
+    Time(**kernel, w, spec, check_s, reply);
     return reply;
   }
 
@@ -108,9 +130,9 @@ class RunnerService {
     threads_ = want;
   }
 
-  bool ComputeReference(const RunRequest& request, WorkloadBuffers& w, RunReply& failure) {
-    WriteMessage(out_fd_, PhaseMessage{RunPhase::kReference}).IgnoreError();
-    auto kernel = Load(request.reference);
+  bool ComputeReference(const v1::BuiltKernel& reference, WorkloadBuffers& w, MeasureResult& failure) {
+    SendPhase(out_fd_, runner::Phase::REFERENCE).IgnoreError();
+    auto kernel = Load(reference);
     if (!kernel.ok()) {
       failure =
           Fail(MeasureErrorKind::kRunnerError,
@@ -135,7 +157,7 @@ class RunnerService {
   }
 
   // One run on poisoned outputs, then every output against the reference.
-  RunReply Check(const codegen::LoadedKernel& kernel, WorkloadBuffers& w) {
+  MeasureResult Check(const codegen::LoadedKernel& kernel, WorkloadBuffers& w) {
     w.PoisonOutputs();
     std::vector<void*> args = w.CandidateArgs();
     if (int32_t code = kernel(args.data()); code != 0)
@@ -147,7 +169,7 @@ class RunnerService {
       return Fail(MeasureErrorKind::kWrongAnswer,
                   absl::StrCat("the kernel wrote into its input '", changed, "'"));
     }
-    RunReply reply;
+    MeasureResult reply;
     reply.correct = true;
     const size_t num_inputs = w.inputs.size();
     for (size_t i = 0; i < w.outputs.size(); ++i) {
@@ -166,17 +188,18 @@ class RunnerService {
 
   // Repeats that fit the time budget after the check run, which took
   // check_s: 0 means even one repeat does not fit.
-  static int RepeatsWithinBudget(const RunRequest& request, double check_s) {
-    if (request.time_budget_s <= 0) return request.repeat;
-    double per_repeat = std::max(check_s * std::max(1, request.number), request.min_repeat_ms / 1e3);
+  static int RepeatsWithinBudget(const RunSpec& spec, double check_s) {
+    const TimingOptions& t = spec.options;
+    if (spec.time_budget_s <= 0) return t.repeat;
+    double per_repeat = std::max(check_s * std::max(1, t.number), t.min_repeat_ms / 1e3);
     // Calibration costs about one more repeat.
-    double fit = (request.time_budget_s - check_s) / per_repeat - 1;
-    return static_cast<int>(std::clamp(fit, 0.0, static_cast<double>(request.repeat)));
+    double fit = (spec.time_budget_s - check_s) / per_repeat - 1;
+    return static_cast<int>(std::clamp(fit, 0.0, static_cast<double>(t.repeat)));
   }
 
-  void Time(const codegen::LoadedKernel& kernel, WorkloadBuffers& w, const RunRequest& request,
-            double check_s, RunReply& reply) {
-    int repeat = RepeatsWithinBudget(request, check_s);
+  void Time(const codegen::LoadedKernel& kernel, WorkloadBuffers& w, const RunSpec& spec, double check_s,
+            MeasureResult& reply) {
+    int repeat = RepeatsWithinBudget(spec, check_s);
     if (repeat == 0) {
       // Too slow to time within the deadline: its one (checked) run is the
       // measurement, enough to rank it far behind the fast ones.
@@ -187,7 +210,9 @@ class RunnerService {
       return;
     }
     CacheFlusher* flusher = nullptr;
-    if (request.flush_cache) {
+    TimingOptions timing = spec.options;
+    timing.repeat = repeat;
+    if (timing.flush_cache) {
       if (!flusher_) flusher_ = std::make_unique<CacheFlusher>();
       if (!flusher_->Flush()) {
         reply.error_kind = MeasureErrorKind::kOutOfMemory;
@@ -198,8 +223,7 @@ class RunnerService {
       flusher = flusher_.get();
     }
     std::vector<void*> args = w.CandidateArgs();
-    TimingOptions options{request.number, repeat, request.min_repeat_ms, request.flush_cache};
-    TimingResult t = TimeKernel([&] { return kernel(args.data()); }, options, flusher);
+    TimingResult t = TimeKernel([&] { return kernel(args.data()); }, timing, flusher);
     reply.number = t.number;
     reply.repeat_seconds = std::move(t.repeat_seconds);
     reply.median_seconds = t.median_seconds;
@@ -221,28 +245,30 @@ class RunnerService {
 
 int ServeRunner(int in_fd, int out_fd, bool builder) {
   RestoreDefaultCrashSignals();
-  if (!WriteMessage(out_fd, HelloMessage{kProtocolVersion, static_cast<int32_t>(getpid())}).ok())
-    return 0;
+  Message hello;
+  hello.mutable_hello()->set_version(kProtocolVersion);
+  hello.mutable_hello()->set_pid(static_cast<int32_t>(getpid()));
+  if (!WriteMessage(out_fd, hello).ok()) return 0;
   RunnerService service(out_fd);
   for (;;) {
     absl::StatusOr<Message> message = ReadMessage(in_fd, std::nullopt);
     if (!message.ok()) return absl::IsUnavailable(message.status()) ? 0 : 2;
-    absl::Status written;
-    if (const auto* run = std::get_if<RunRequest>(&*message); run && !builder) {
-      written = WriteMessage(out_fd, service.Handle(*run));
-    } else if (const auto* build = std::get_if<BuildRequest>(&*message); build && builder) {
-      BuildReply reply;
+    Message reply;
+    if (message->has_run_request() && !builder) {
+      *reply.mutable_run_reply() = MeasureResultToProto(service.Handle(message->run_request()));
+    } else if (message->has_build_request() && builder) {
+      runner::BuildReply& built = *reply.mutable_build_reply();
       try {
-        reply = ServeBuild(*build);
+        built = ServeBuild(message->build_request());
       } catch (const std::exception& e) {  // a bug in lowering or codegen costs this build only
-        reply.error_kind = MeasureErrorKind::kCompileError;
-        reply.error = absl::StrCat("build failed: ", e.what());
+        built.Clear();
+        built.set_error_kind(ErrorKindToProto(MeasureErrorKind::kCompileError));
+        built.set_error(absl::StrCat("build failed: ", e.what()));
       }
-      written = WriteMessage(out_fd, reply);
     } else {
       return 2;
     }
-    if (!written.ok()) return 0;
+    if (!WriteMessage(out_fd, reply).ok()) return 0;
   }
 }
 

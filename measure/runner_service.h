@@ -1,6 +1,6 @@
 // The loop of the tuneforge-runner process: for each RunRequest, compute
 // the workload's reference outputs (once), run the candidate once and
-// compare, then time it; answer with a RunReply. A kernel that crashes or
+// compare, then time it; answer with its MeasureResult. A kernel that crashes or
 // hangs takes this process down; the parent notices and starts a new one.
 // A BuildRequest is compiled instead (build_service.h): the same binary
 // serves as the builder processes of a BuilderPool.

@@ -111,12 +111,12 @@ TEST(BuilderPoolTest, ABuilderKilledMidCompileIsThatCandidatesCompileError) {
 TEST(BuilderPoolTest, BadRequestsAreErrorsThatNameTheProblem) {
   BuilderPool pool(Config(), 1, 60);
   BuildRequest wrong_key = Request(kSpec, {});
-  wrong_key.workload_key = "0123456789abcdef";
+  wrong_key.set_workload_key("0123456789abcdef");
   BuildRequest bad_spec = Request(kSpec, {});
-  bad_spec.spec = "matmul:M=64";
+  bad_spec.set_spec("matmul:M=64");
   BuildRequest bad_steps = Request(kSpec, {SplitStep{2, 7, {4}, true}});
   BuildRequest bad_target = Request(kSpec, {});
-  bad_target.target = "x86_64-pc-linux-gnu:cpu=no-such-cpu";
+  bad_target.set_target("x86_64-pc-linux-gnu:cpu=no-such-cpu");
   std::vector<BuiltKernel> built = pool.Build({wrong_key, bad_spec, bad_steps, bad_target});
   EXPECT_EQ(built[0].error_kind, MeasureErrorKind::kInvalidSchedule);
   EXPECT_THAT(built[0].error, HasSubstr("was asked for '0123456789abcdef'"));

@@ -28,9 +28,12 @@ TEST(ErrorKindTest, EveryKindHasOneNameAndOneProtoValueBothWays) {
 
 TEST(ErrorKindTest, TheNamesUsersSeeAreStable) {
   // Stored in every record and printed by --json: renaming one breaks both.
-  EXPECT_STREQ(ErrorKindName(MeasureErrorKind::kNone), "none");
-  EXPECT_STREQ(ErrorKindName(MeasureErrorKind::kCompileError), "compile_error");
-  EXPECT_STREQ(ErrorKindName(MeasureErrorKind::kWorkerLost), "worker_lost");
+  const char* expected[] = {"none",          "invalid_schedule", "lower_error",
+                            "compile_error", "runtime_crash",    "timeout",
+                            "out_of_memory", "wrong_answer",     "runner_error",
+                            "worker_lost"};
+  for (int i = 0; i < kNumMeasureErrorKinds; ++i)
+    EXPECT_STREQ(ErrorKindName(static_cast<MeasureErrorKind>(i)), expected[i]);
   EXPECT_EQ(ErrorKindToProto(MeasureErrorKind::kTimeout), v1::MEASURE_ERROR_KIND_TIMEOUT);
   EXPECT_EQ(std::string(ErrorKindNameList()).substr(0, 24), "none, invalid_schedule, ");
 }

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/measure/hand_kernels.h"
+#include "measure/measure_proto.h"
 #include "measure/measurer.h"
 
 namespace tuneforge::measure {
@@ -16,21 +17,19 @@ namespace {
 
 using ::testing::HasSubstr;
 
-KernelBlob Blob(const BuiltKernel& k) {
-  return {k.object.symbol, k.object.triple, k.object.object};
-}
-
 class RunnerProcessTest : public ::testing::Test {
  protected:
   RunRequest Request(const BuiltKernel& candidate) const {
     RunRequest r;
-    r.workload_key = w_.dag()->workload_key();
-    r.seed = kInputSeed;
-    r.args = reference_.args;
-    r.reference = Blob(reference_);
-    r.candidate = Blob(candidate);
-    r.min_repeat_ms = 0;
-    r.threads = 1;
+    r.set_workload_key(w_.dag()->workload_key());
+    r.set_seed(kInputSeed);
+    ArgSpecsToProto(reference_.args, r.mutable_args());
+    *r.mutable_reference() = KernelObjectToProto(reference_.object);
+    *r.mutable_candidate() = KernelObjectToProto(candidate.object);
+    MeasureOptions options;
+    options.min_repeat_ms = 0;  // the runner takes options as resolved: no calibration
+    options.threads = 1;
+    *r.mutable_measure() = MeasureOptionsToProto(options);
     return r;
   }
   RunnerConfig Config() const { return {ResolveRunnerPath({}), int64_t{4} << 30}; }
@@ -41,12 +40,12 @@ class RunnerProcessTest : public ::testing::Test {
 
 TEST_F(RunnerProcessTest, RunnerKilledWhileIdleIsReplacedTransparently) {
   RunnerProcess runner(Config());
-  RunReply first = runner.Run(Request(reference_), 10, 10);
+  MeasureResult first = runner.Run(Request(reference_), 10, 10);
   ASSERT_EQ(first.error_kind, MeasureErrorKind::kNone) << first.error;
   ASSERT_GT(runner.pid(), 0);
   kill(runner.pid(), SIGKILL);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  RunReply second = runner.Run(Request(reference_), 10, 10);
+  MeasureResult second = runner.Run(Request(reference_), 10, 10);
   EXPECT_EQ(second.error_kind, MeasureErrorKind::kNone) << second.error;
   EXPECT_TRUE(second.correct);
   EXPECT_EQ(runner.starts(), 2);
@@ -56,7 +55,7 @@ TEST_F(RunnerProcessTest, GarbageObjectIsACompileError) {
   RunnerProcess runner(Config());
   BuiltKernel garbage = reference_;
   garbage.object.object = "definitely not an ELF file";
-  RunReply r = runner.Run(Request(garbage), 10, 10);
+  MeasureResult r = runner.Run(Request(garbage), 10, 10);
   EXPECT_EQ(r.error_kind, MeasureErrorKind::kCompileError);
   EXPECT_THAT(r.error, HasSubstr("loading the kernel object failed"));
   BuiltKernel wrong_symbol = reference_;
@@ -70,8 +69,8 @@ TEST_F(RunnerProcessTest, GarbageObjectIsACompileError) {
 TEST_F(RunnerProcessTest, ArgumentsOutOfOrderAreARunnerError) {
   RunnerProcess runner(Config());
   RunRequest r = Request(reference_);
-  std::swap(r.args[0], r.args[1]);
-  RunReply reply = runner.Run(r, 10, 10);
+  r.mutable_args()->SwapElements(0, 1);
+  MeasureResult reply = runner.Run(r, 10, 10);
   EXPECT_EQ(reply.error_kind, MeasureErrorKind::kRunnerError);
   EXPECT_THAT(reply.error, HasSubstr("is an input after an output"));
 }
