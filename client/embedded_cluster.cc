@@ -26,6 +26,8 @@ absl::StatusOr<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(Embedded
   server::ServerOptions server_options;
   server_options.listen = "";  // no port: in-process calls only
   server_options.db_path = options.db_path;
+  // No worker of an earlier run can still report: resumed tasks go out at once.
+  server_options.dispatcher.restart_grace_ms = 0;
   server_options.token = c->token_;
   absl::StatusOr<std::unique_ptr<server::Server>> server = server::Server::Start(server_options);
   if (!server.ok()) return server.status();

@@ -61,6 +61,13 @@ Json JobToJson(const v1::Job& job) {
               {"updated_unix_ms", job.updated_unix_ms()}};
 }
 
+std::string NoCandidateSucceeded(const v1::Job& job) {
+  return absl::StrFormat(
+      "job %s ended without a best: no candidate succeeded (%d of %d trials failed); 'tuneforge export' "
+      "shows their errors (error_kind, error)",
+      job.id(), job.errors(), job.trials_done());
+}
+
 std::string JobToText(const v1::Job& job) {
   std::string best = job.best_gflops() > 0
                          ? absl::StrFormat("best %.1f GFLOPS (%.3f ms)", job.best_gflops(),

@@ -20,6 +20,8 @@ Json JobToJson(const v1::Job& job);
 // {"propose_s", "learn_s", "programs_scored"}: the server's search work.
 Json SearchCostToJson(const v1::SearchCost& cost);
 std::string JobToText(const v1::Job& job);
+// Why a job that ended done has no best: every candidate failed.
+std::string NoCandidateSucceeded(const v1::Job& job);
 
 // The schedule text of a record or job as a JSON object; null when empty or
 // not JSON (the text is kept then under "schedule_text" by the caller).

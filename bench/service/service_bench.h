@@ -21,7 +21,8 @@ struct ServiceIngestOptions {
 struct ServiceIngestFigures {
   int workers = 0;
   int64_t reported = 0;   // results the workers sent
-  int64_t accepted = 0;   // the server's "stored now" answers
+  int64_t accepted = 0;   // the server's "new records stored now" answers
+  int64_t updated = 0;    // re-timings the server applied (records updated, not new)
   int64_t stored = 0;     // records of the job in the store afterwards
   double seconds = 0;     // first lease to the job done
   double results_per_s = 0;

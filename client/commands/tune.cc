@@ -232,6 +232,8 @@ int RunTune(TuneArgs args) {
   Json result = TuneJson(*final_job, *spec, *session, wall_s, continued);
   switch (final_job->state()) {
     case v1::JOB_STATE_DONE:
+      if (final_job->no_candidate_succeeded())
+        return Fail(args.out, NoCandidateSucceeded(*final_job), result);
       return Succeed(args.out, result, TuneText(*final_job, *spec, *session, wall_s));
     case v1::JOB_STATE_CANCELLED:
       Fail(args.out,

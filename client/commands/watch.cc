@@ -38,6 +38,8 @@ int RunWatch(const WatchArgs& args) {
                                " trials; its records are kept ('tuneforge best' finds them)"),
                   result);
     default:
+      if (job->no_candidate_succeeded())
+        return Fail(args.out, NoCandidateSucceeded(*job), result);
       return Succeed(args.out, result, JobToText(*job));
   }
 }

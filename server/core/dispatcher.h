@@ -20,29 +20,36 @@
 
 #include "absl/status/statusor.h"
 #include "proto/tuneforge.pb.h"
+#include "server/core/service_constants.h"
 #include "server/record_store/record_store.h"
 
 namespace tuneforge::server {
 
+// Defaults and their reasons: service_constants.h.
 struct DispatcherOptions {
-  int heartbeat_interval_ms = 2000;
+  int heartbeat_interval_ms = kHeartbeatIntervalMs;
   // A worker silent for this many intervals is lost; its leases return.
-  int missed_heartbeats_before_lost = 3;
-  int max_attempts = 3;
+  int missed_heartbeats_before_lost = kMissedHeartbeatsBeforeLost;
+  // How long a lost worker stays in the worker list.
+  int64_t lost_worker_listed_ms = kLostWorkerListedMs;
+  int max_attempts = kMaxAttempts;
   // Lease deadline: per task (its timeout plus build time) times tasks, plus this.
-  int lease_slack_ms = 30000;
-  int reaper_period_ms = 200;
+  int lease_slack_ms = kLeaseSlackMs;
+  int reaper_period_ms = kReaperPeriodMs;
+  // Tasks pending at a restart wait this long before they are leased again
+  // (EnqueueAfterRestart), so the workers that held them can report first.
+  int restart_grace_ms = kRestartGraceMs;
   // Builds for runner-only workers run in builder processes (tuneforge-runner
   // next to the server binary, or $TUNEFORGE_RUNNER); a compile that takes
   // longer is that task's compile_error.
-  double build_timeout_s = 60;
+  double build_timeout_s = kBuildTimeoutS;
 };
 
 // Receives every stored result (after commit), in report order.
 class ResultSink {
  public:
   virtual ~ResultSink() = default;
-  virtual void OnResults(const std::vector<v1::Record>& records) = 0;
+  virtual void OnResults(const std::vector<MeasuredResult>& results) = 0;
 };
 
 class Dispatcher {
@@ -55,6 +62,10 @@ class Dispatcher {
   // ---- JobManager side ---------------------------------------------------------
   // Tasks are already persisted (RecordStore::AddTasks) by the caller.
   virtual void Enqueue(std::vector<TaskRow> tasks) = 0;
+  // The pending tasks of a job resumed after a restart: some were leased
+  // before it, and their workers may still report them, so none is leased
+  // again before restart_grace_ms (a report of one meanwhile finishes it).
+  virtual void EnqueueAfterRestart(std::vector<TaskRow> tasks) = 0;
   // Drops the job's queued tasks and voids its leases (cancel, done).
   virtual void DropJob(const std::string& job_id) = 0;
   // Tasks of the job queued or leased now.

@@ -1,9 +1,10 @@
 // JobManager: jobs from submission to completion. Each running job has a
-// search policy per workload; rounds of candidates go to the Dispatcher as
-// persisted tasks; results come back through ResultSink and update the
-// job's progress, best record and watchers. Jobs and their progress live in
-// the RecordStore, so a restarted server resumes every unfinished job
-// (trials done = its records; pending tasks are queued again).
+// search policy per workload (JobSearch); rounds of candidates go to the
+// Dispatcher as persisted tasks; results come back through ResultSink and
+// update the job's progress, best record and watchers (job_progress.h).
+// Jobs and their progress live in the RecordStore, so a restarted server
+// resumes every unfinished job (job_restore.h). One search thread runs the
+// rounds of every job (job_search_loop.cc), outside the RPC threads.
 #pragma once
 
 #include <cstdint>
@@ -14,13 +15,15 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "proto/tuneforge.pb.h"
+#include "search/task_scheduler/task_scheduler.h"
 #include "server/core/dispatcher.h"
 #include "server/record_store/record_store.h"
 
 namespace tuneforge::server {
 
 struct JobManagerOptions {
-  int search_threads = 1;  // candidate generation runs here, not in RPC threads
+  // How a job tuning several workloads shares each round among them.
+  search::TaskSchedulerKind task_scheduler = search::TaskSchedulerKind::kRoundRobin;
 };
 
 struct JobUpdate {

@@ -12,6 +12,7 @@
 #include "common/te/workload.h"
 #include "proto/tuneforge.pb.h"
 #include "search/search_policy.h"
+#include "search/task_scheduler/task_scheduler.h"
 
 namespace tuneforge::server {
 
@@ -22,7 +23,9 @@ struct JobRuntime {
   std::vector<std::vector<search::MeasuredCandidate>> feedback;  // per workload, for the next round
   int64_t issued = 0;     // tasks created (measured or outstanding)
   int64_t next_seq = 0;   // task id counter
-  int next_workload = 0;  // round-robin position
+  // Per workload, what the task scheduler picks the next share by.
+  std::vector<search::TaskState> tasks;
+  std::unique_ptr<search::TaskScheduler> scheduler;
   int round = 0;
   std::set<std::string> retime_issued;  // task ids of records sent for re-timing
   int64_t trials_at_start = 0;  // for the ETA of a resumed job

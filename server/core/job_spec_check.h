@@ -8,11 +8,9 @@
 #include "absl/status/statusor.h"
 #include "common/te/workload.h"
 #include "proto/tuneforge.pb.h"
+#include "server/core/service_constants.h"
 
 namespace tuneforge::server {
-
-inline constexpr int kDefaultBatchSize = 64;
-inline constexpr int kMaxWorkloadsPerJob = 1000;
 
 // Errors are INVALID_ARGUMENT: "spec.trials must be >= 1, got 0".
 absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const v1::JobSpec& spec);

@@ -17,7 +17,6 @@ v1::Record MakeRecord(const v1::MeasureTask& task, const std::string& job_id,
   r.set_device_key(device_key);
   r.set_job_id(job_id);
   r.set_task_id(task.task_id());
-  r.set_retime_of(task.retime_of());
   absl::StatusOr<schedule::Schedule> s = schedule::ScheduleFromProto(task.schedule());
   if (s.ok()) r.set_schedule_json(schedule::ScheduleToJsonText(*s, -1));
   // An unset kind is a success, as before the kind was an enum.

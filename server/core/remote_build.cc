@@ -6,6 +6,8 @@
 #include "common/schedule/schedule_proto.h"
 #include "measure/build_service.h"
 #include "measure/builder.h"
+#include "measure/builder_pool.h"
+#include "measure/measurer.h"
 
 namespace tuneforge::server {
 namespace {
@@ -27,8 +29,6 @@ void ToProto(const measure::BuiltKernel& k, v1::BuiltKernel* out) {
   out->set_triple(k.object.triple);
   out->set_object(k.object.object);
 }
-
-}  // namespace
 
 std::vector<RemoteBuildResult> BuildForDevice(const v1::DeviceInfo& device, WorkloadCache& workloads,
                                               measure::BuilderPool& builders,
@@ -81,6 +81,26 @@ std::vector<RemoteBuildResult> BuildForDevice(const v1::DeviceInfo& device, Work
     ToProto(ref, tasks[i]->mutable_reference());
   }
   return results;
+}
+
+class PooledRemoteBuildService : public RemoteBuildService {
+ public:
+  PooledRemoteBuildService(WorkloadCache* workloads, double build_timeout_s)
+      : workloads_(workloads), builders_(measure::RunnerChildConfig(measure::MeasureOptions{}), 0, build_timeout_s) {}
+
+  std::vector<RemoteBuildResult> Build(const v1::DeviceInfo& device, std::vector<v1::MeasureTask*>& tasks) override {
+    return BuildForDevice(device, *workloads_, builders_, tasks);
+  }
+
+ private:
+  WorkloadCache* workloads_;
+  measure::BuilderPool builders_;
+};
+
+}  // namespace
+
+std::unique_ptr<RemoteBuildService> MakeRemoteBuildService(WorkloadCache* workloads, double build_timeout_s) {
+  return std::make_unique<PooledRemoteBuildService>(workloads, build_timeout_s);
 }
 
 }  // namespace tuneforge::server

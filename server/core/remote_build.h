@@ -3,25 +3,33 @@
 // small board needs no compiler.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "proto/tuneforge.pb.h"
 #include "server/core/workload_cache.h"
-#include "measure/builder_pool.h"
 
 namespace tuneforge::server {
 
 // Fills candidate and reference of every task for the device. A task that
-// cannot be built keeps empty objects and gets `build_error` set: the
+// cannot be built keeps empty objects and gets an error kind: the
 // dispatcher records it as that task's result instead of shipping it.
 struct RemoteBuildResult {
   std::string error_kind;  // "" when built
   std::string error;
 };
-// The builds run in `builders`' processes (a compile that hangs is killed
-// at its deadline and fails only its task).
-std::vector<RemoteBuildResult> BuildForDevice(const v1::DeviceInfo& device, WorkloadCache& workloads,
-                                              measure::BuilderPool& builders,
-                                              std::vector<v1::MeasureTask*>& tasks);
+class RemoteBuildService {
+ public:
+  virtual ~RemoteBuildService() = default;
+  // One result per task, in order; the built ones get their objects.
+  virtual std::vector<RemoteBuildResult> Build(const v1::DeviceInfo& device,
+                                               std::vector<v1::MeasureTask*>& tasks) = 0;
+};
+
+// The builds run in builder processes (tuneforge-runner next to the server
+// binary, or $TUNEFORGE_RUNNER); a compile that takes longer than
+// `build_timeout_s` is killed and fails only its task. One lease's builds
+// at a time.
+std::unique_ptr<RemoteBuildService> MakeRemoteBuildService(WorkloadCache* workloads, double build_timeout_s);
 
 }  // namespace tuneforge::server

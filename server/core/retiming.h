@@ -1,7 +1,7 @@
 // Re-timing: a program that measured fastest once may have been lucky (a
 // quiet moment on a shared machine). After each round the job manager has
 // the job's fastest programs that were timed only once timed again; the
-// store merges the sessions (RecordStore::AddRecords, retime_of), so a
+// store merges the sessions (RecordStore::AddResults, retime_of), so a
 // best is always a program timed at least twice once the job is done.
 #pragma once
 
@@ -11,12 +11,10 @@
 
 #include "absl/status/statusor.h"
 #include "proto/tuneforge.pb.h"
+#include "server/core/service_constants.h"
 #include "server/record_store/record_store.h"
 
 namespace tuneforge::server {
-
-inline constexpr int kDefaultRetimeTop = 3;
-inline constexpr int kMaxRetimeTop = 64;
 
 // How many of the fastest programs per workload the job re-times (spec
 // retime_top: 0 is the default, -1 none).

@@ -85,8 +85,20 @@ struct JobTotals {
   std::optional<v1::Record> best;  // fastest correct one
 };
 
+// A worker's result on its way to the store: a new record, or a re-timing
+// of a stored one. A re-timing carries the task id of the record whose
+// program it timed again; its own record (with the re-timing task's id)
+// is never stored, it updates that one.
+struct MeasuredResult {
+  v1::Record record;
+  std::string retime_of;  // "" for a new record
+
+  bool is_retime() const { return !retime_of.empty(); }
+};
+
 struct AddOutcome {
-  int accepted = 0;
+  int accepted = 0;   // new records stored
+  int updated = 0;    // re-timings applied to a stored record
   int duplicate = 0;  // a record with the same task_id was stored before
   // Per input record, in order: the id it was stored under, or 0 for a
   // duplicate (so a caller passes on only what is new). For a re-timing:
@@ -143,14 +155,15 @@ class RecordStore {
   // call is stored. A given id that another task's record holds is
   // ALREADY_EXISTS. Other writes grouped into the same transaction are not
   // affected by this call failing.
-  //
-  // A record with retime_of set is a re-timing, not a new record: the
-  // correct record of task `retime_of` gets the new repeats (its median and
-  // GFLOPS become those over every session, timings + 1), or, when the
-  // kernel now fails (other than worker_lost), that error. Its task (the
+  virtual absl::StatusOr<AddOutcome> AddRecords(std::vector<v1::Record> records) = 0;
+  // Workers' results, checked and stored as AddRecords does, in one
+  // transaction. A re-timing is not a new record: the correct record of task
+  // `retime_of` gets the new repeats (its median and GFLOPS become those
+  // over every session, timings + 1), or, when the kernel now fails (other
+  // than worker_lost), that error; it counts as `updated`. Its task (the
   // re-timing task) must be pending: applying it ends the task, and a
   // second report of it is a duplicate.
-  virtual absl::StatusOr<AddOutcome> AddRecords(std::vector<v1::Record> records) = 0;
+  virtual absl::StatusOr<AddOutcome> AddResults(std::vector<MeasuredResult> results) = 0;
   virtual absl::Status SaveJob(const v1::Job& job) = 0;  // insert or replace by id
   // Built kernels (candidate, reference) are not stored: a restarted server
   // builds them again. Adding a task id that is already stored does nothing.

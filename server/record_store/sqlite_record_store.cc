@@ -67,7 +67,16 @@ class SqliteRecordStore final : public RecordStore {
 
   absl::StatusOr<AddOutcome> AddRecords(std::vector<v1::Record> records) override {
     if (absl::Status s = CheckAndCompleteRecords(records, "records"); !s.ok()) return InStore(path_, s);
-    return Insert(records);
+    return Insert(AsNewRecords(std::move(records)));
+  }
+
+  absl::StatusOr<AddOutcome> AddResults(std::vector<MeasuredResult> results) override {
+    std::vector<v1::Record> records;
+    records.reserve(results.size());
+    for (MeasuredResult& r : results) records.push_back(std::move(r.record));
+    if (absl::Status s = CheckAndCompleteRecords(records, "records"); !s.ok()) return InStore(path_, s);
+    for (size_t i = 0; i < results.size(); ++i) results[i].record = std::move(records[i]);
+    return Insert(results);
   }
 
   absl::Status SaveJob(const v1::Job& job) override {
@@ -172,7 +181,7 @@ class SqliteRecordStore final : public RecordStore {
       records.push_back(*std::move(record));
     }
     if (absl::Status s = CheckAndCompleteRecords(records, "import: records"); !s.ok()) return InStore(path_, s);
-    return Insert(records);
+    return Insert(AsNewRecords(std::move(records)));
   }
 
   WriteStats GetWriteStats() const override {
@@ -184,10 +193,17 @@ class SqliteRecordStore final : public RecordStore {
 
  private:
   // One write call: all of `records` or none (its savepoint).
-  absl::StatusOr<AddOutcome> Insert(const std::vector<v1::Record>& records) {
+  static std::vector<MeasuredResult> AsNewRecords(std::vector<v1::Record> records) {
+    std::vector<MeasuredResult> results;
+    results.reserve(records.size());
+    for (v1::Record& r : records) results.push_back({std::move(r), ""});
+    return results;
+  }
+
+  absl::StatusOr<AddOutcome> Insert(const std::vector<MeasuredResult>& results) {
     AddOutcome outcome;
-    if (records.empty()) return outcome;
-    absl::Status status = writer_.Run([&](Connection& db) { return InsertRecords(db, records, &outcome); });
+    if (results.empty()) return outcome;
+    absl::Status status = writer_.Run([&](Connection& db) { return InsertRecords(db, results, &outcome); });
     if (!status.ok()) return status;
     return outcome;
   }

@@ -36,13 +36,14 @@ double MedianOf(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-// A re-timing result: the record of task `retime.retime_of()` gets the new
+// A re-timing result: the record of task `retime_of` gets the new
 // session's repeats (median over every session), or the error of a kernel
 // that failed when run again; the re-timing task stops being pending. A
 // re-timing is applied once: without its pending task row it is a
 // duplicate. Returns the updated record's id, 0 when nothing changed, -1
 // for a duplicate.
-absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const v1::Record& retime) {
+absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const v1::Record& retime,
+                                    const std::string& retime_of) {
   absl::StatusOr<sqlite::Statement> pending = db.Prepare("DELETE FROM tasks WHERE task_id = ?1");
   if (!pending.ok()) return pending.status();
   pending->BindText(1, retime.task_id());
@@ -53,7 +54,7 @@ absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const v1::Record& re
       "SELECT id, median_seconds, repeat_seconds, gflops, timings FROM records "
       "WHERE task_id = ?1 AND error_kind = 'none'");
   if (!read.ok()) return read.status();
-  read->BindText(1, retime.retime_of());
+  read->BindText(1, retime_of);
   absl::StatusOr<bool> found = read->Step();
   if (!found.ok()) return found.status();
   if (!*found) return 0;  // gone, or already failed: nothing to confirm
@@ -154,19 +155,19 @@ absl::Status CheckDevice(const v1::DeviceInfo& device) {
   return absl::OkStatus();
 }
 
-absl::Status InsertRecords(sqlite::Connection& db, const std::vector<v1::Record>& records,
+absl::Status InsertRecords(sqlite::Connection& db, const std::vector<MeasuredResult>& results,
                            AddOutcome* outcome) {
   *outcome = AddOutcome{};
-  outcome->ids.reserve(records.size());
+  outcome->ids.reserve(results.size());
   const std::string sql = absl::StrCat("INSERT INTO records (", kRecordColumns,
                                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
                                        "?15, ?16, ?17) ON CONFLICT (task_id) DO NOTHING");
-  for (size_t i = 0; i < records.size(); ++i) {
-    const v1::Record& record = records[i];
-    if (!record.retime_of().empty()) {
-      absl::StatusOr<int64_t> updated = ApplyRetime(db, record);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const v1::Record& record = results[i].record;
+    if (results[i].is_retime()) {
+      absl::StatusOr<int64_t> updated = ApplyRetime(db, record, results[i].retime_of);
       if (!updated.ok()) return updated.status();
-      ++(*updated >= 0 ? outcome->accepted : outcome->duplicate);
+      ++(*updated >= 0 ? outcome->updated : outcome->duplicate);
       outcome->ids.push_back(std::max<int64_t>(*updated, 0));
       continue;
     }

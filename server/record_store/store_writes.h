@@ -25,11 +25,11 @@ absl::Status CheckAndCompleteTasks(std::vector<TaskRow>& tasks);
 absl::Status CheckWorkload(const std::string& workload_key, double flops);
 absl::Status CheckDevice(const v1::DeviceInfo& device);
 
-// Inserts the records; a task_id already stored (before, or earlier in
-// `records`) counts as a duplicate. A record with retime_of set is not
-// inserted: it re-times the stored record of that task (see
-// RecordStore::AddRecords). Resets *outcome first.
-absl::Status InsertRecords(sqlite::Connection& db, const std::vector<v1::Record>& records,
+// Inserts the results' records; a task_id already stored (before, or
+// earlier in `results`) counts as a duplicate. A re-timing is not inserted:
+// it re-times the stored record of its retime_of task (see
+// RecordStore::AddResults). Resets *outcome first.
+absl::Status InsertRecords(sqlite::Connection& db, const std::vector<MeasuredResult>& results,
                            AddOutcome* outcome);
 absl::Status UpsertJob(sqlite::Connection& db, const v1::Job& job, int64_t now_ms);
 absl::Status InsertTasks(sqlite::Connection& db, const std::vector<TaskRow>& tasks, int64_t now_ms);

@@ -1,4 +1,4 @@
-// Re-timing results (records with retime_of): they update the record they
+// Re-timing results (MeasuredResult with retime_of): they update the record they
 // re-time instead of adding one, once, and can take a best away.
 #include <vector>
 
@@ -34,13 +34,12 @@ class RetimeTest : public ::testing::Test {
   }
 
   // The re-timing task r-1's result for t-lucky.
-  v1::Record Retime(std::vector<double> repeats, const std::string& error_kind = "none") {
+  MeasuredResult Retime(std::vector<double> repeats, const std::string& error_kind = "none") {
     v1::Record r = MakeRecord("r-1", "wk-a", "dev-1", repeats.empty() ? 0 : repeats[repeats.size() / 2], error_kind);
     r.clear_repeat_seconds();
     for (double s : repeats) r.add_repeat_seconds(s);
-    r.set_retime_of("t-lucky");
     if (error_kind != "none") r.set_error("wrong result at [3]");
-    return r;
+    return {r, "t-lucky"};
   }
 
   v1::Record Stored(const std::string& task_id) {
@@ -60,9 +59,10 @@ class RetimeTest : public ::testing::Test {
 };
 
 TEST_F(RetimeTest, MergesTheSessionsIntoTheRecordAndAddsNone) {
-  absl::StatusOr<AddOutcome> added = store_->AddRecords({Retime({0.0014, 0.0015, 0.0016})});
+  absl::StatusOr<AddOutcome> added = store_->AddResults({Retime({0.0014, 0.0015, 0.0016})});
   ASSERT_TRUE(added.ok()) << added.status();
-  EXPECT_EQ(added->accepted, 1);
+  EXPECT_EQ(added->accepted, 0);  // an update of a record, not a new one
+  EXPECT_EQ(added->updated, 1);
   const v1::Record lucky = Stored("t-lucky");
   EXPECT_EQ(added->ids, std::vector<int64_t>{lucky.id()});
   EXPECT_EQ(*store_->CountRecords(), 2);  // no record of its own
@@ -80,9 +80,9 @@ TEST_F(RetimeTest, MergesTheSessionsIntoTheRecordAndAddsNone) {
 
 TEST_F(RetimeTest, EndsItsTaskAndIsAppliedOnce) {
   ASSERT_EQ(store_->PendingTasks("job-1")->size(), 1u);
-  ASSERT_TRUE(store_->AddRecords({Retime({0.001})}).ok());
+  ASSERT_TRUE(store_->AddResults({Retime({0.001})}).ok());
   EXPECT_TRUE(store_->PendingTasks("job-1")->empty());
-  absl::StatusOr<AddOutcome> again = store_->AddRecords({Retime({0.005})});
+  absl::StatusOr<AddOutcome> again = store_->AddResults({Retime({0.005})});
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->duplicate, 1);
   EXPECT_EQ(again->ids, std::vector<int64_t>{0});
@@ -91,7 +91,7 @@ TEST_F(RetimeTest, EndsItsTaskAndIsAppliedOnce) {
 }
 
 TEST_F(RetimeTest, AKernelThatFailsWhenRunAgainIsNoLongerCorrect) {
-  ASSERT_TRUE(store_->AddRecords({Retime({}, "wrong_result")}).ok());
+  ASSERT_TRUE(store_->AddResults({Retime({}, "wrong_result")}).ok());
   const v1::Record lucky = Stored("t-lucky");
   EXPECT_EQ(lucky.error_kind(), "wrong_result");
   EXPECT_THAT(lucky.error(), HasSubstr("re-timing failed: wrong result at [3]"));
@@ -100,7 +100,7 @@ TEST_F(RetimeTest, AKernelThatFailsWhenRunAgainIsNoLongerCorrect) {
 }
 
 TEST_F(RetimeTest, ALostWorkerSaysNothingAboutTheKernel) {
-  ASSERT_TRUE(store_->AddRecords({Retime({}, "worker_lost")}).ok());
+  ASSERT_TRUE(store_->AddResults({Retime({}, "worker_lost")}).ok());
   const v1::Record lucky = Stored("t-lucky");
   EXPECT_EQ(lucky.error_kind(), "none");
   EXPECT_EQ(lucky.timings(), 1);
@@ -109,7 +109,7 @@ TEST_F(RetimeTest, ALostWorkerSaysNothingAboutTheKernel) {
 }
 
 TEST_F(RetimeTest, TimingsTravelInTheExportFormat) {
-  ASSERT_TRUE(store_->AddRecords({Retime({0.001})}).ok());
+  ASSERT_TRUE(store_->AddResults({Retime({0.001})}).ok());
   v1::Record lucky = Stored("t-lucky");
   const std::string line = RecordToJsonLine(lucky);
   EXPECT_THAT(line, HasSubstr("\"timings\":2"));

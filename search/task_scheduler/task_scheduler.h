@@ -1,0 +1,45 @@
+// Task scheduler: which of a job's tasks (workloads) gets the next share of
+// a round's candidates. A job tuning several workloads (the layers of a
+// model) asks it once per share; round-robin gives every task its turn, a
+// gradient-based scheduler (Ansor's) would favour the tasks whose speed-up
+// would shorten the whole model the most. A new policy is a new file and a
+// new TaskSchedulerKind.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace tuneforge::search {
+
+// What the scheduler knows of one task when it picks.
+struct TaskState {
+  int64_t trials = 0;         // candidates measured (or issued) so far
+  double best_seconds = 0;    // fastest correct time so far; 0: none yet
+  double flops = 0;           // of one run of the task's program
+  double weight = 1;          // how often the task runs in the whole model
+  bool exhausted = false;     // its search proposed nothing new last time
+};
+
+class TaskScheduler {
+ public:
+  virtual ~TaskScheduler() = default;
+  // The index of the task that gets the next share; `tasks` is not empty.
+  // Called with the same task list for the life of a job.
+  virtual size_t Next(const std::vector<TaskState>& tasks) = 0;
+  virtual std::string_view name() const = 0;
+};
+
+enum class TaskSchedulerKind {
+  kRoundRobin,  // every task in turn, whatever its state
+};
+
+std::unique_ptr<TaskScheduler> MakeTaskScheduler(TaskSchedulerKind kind);
+// "round-robin" (also ""): INVALID_ARGUMENT naming the known ones otherwise.
+absl::StatusOr<TaskSchedulerKind> ParseTaskScheduler(std::string_view name);
+
+}  // namespace tuneforge::search

@@ -1,0 +1,16 @@
+// Job ids and search seeds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "proto/tuneforge.pb.h"
+
+namespace tuneforge::server {
+
+// "job-0123456789ab": random, safe to call from concurrent submits.
+std::string NewJobId();
+// The spec's seed, or one derived from the job id (reproducible per job).
+uint64_t SearchSeed(const v1::Job& job);
+
+}  // namespace tuneforge::server

@@ -1,0 +1,49 @@
+// The search side of a running job: its policies (one per workload), the
+// task scheduler that shares a round among the workloads, and what one
+// round is (learn from the last results, re-time the fastest, propose new
+// candidates as persisted-to-be tasks). Only the search thread calls Next,
+// outside the job manager's lock: learning and proposing take seconds.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "search/task_scheduler/task_scheduler.h"
+#include "server/core/cost_models.h"
+#include "server/core/job_runtime.h"
+#include "server/record_store/record_store.h"
+
+namespace tuneforge::server {
+
+struct PlannedRound {
+  std::vector<TaskRow> tasks;  // re-timings first, then new candidates
+  size_t retimes = 0;
+  v1::SearchCost cost;
+};
+
+class JobSearch {
+ public:
+  JobSearch(RecordStore* store, CostModels* cost_models, search::TaskSchedulerKind scheduler)
+      : store_(store), cost_models_(cost_models), scheduler_(scheduler) {}
+
+  // Policies and scheduler for a running job; `measured` (per workload) are
+  // schedule texts already measured or pending, never proposed again.
+  absl::Status Start(JobRuntime* rt, const std::vector<std::vector<std::string>>& measured);
+  // The next round: `feedback` per workload goes to the policies, then up to
+  // `want` new candidates are proposed.
+  PlannedRound Next(JobRuntime* rt, std::vector<std::vector<search::MeasuredCandidate>> feedback, int want);
+
+ private:
+  // Re-timings of the job's fastest programs timed once (reads the store).
+  std::vector<TaskRow> RetimeTasks(JobRuntime* rt);
+  // `cost` counts the programs the policies' cost models scored.
+  std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want, v1::SearchCost* cost);
+  TaskRow MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> steps);
+
+  RecordStore* store_;
+  CostModels* cost_models_;
+  search::TaskSchedulerKind scheduler_;
+};
+
+}  // namespace tuneforge::server
