@@ -74,7 +74,9 @@ TEST(CandidateFailureTest, HangingCandidateCostsOneTimeoutRecord) {
   ASSERT_FALSE(records.empty());
   EXPECT_GE(CountErrorKind(records, "timeout"), 1);
   for (const v1::Record& r : records) {
-    if (r.error_kind() == "timeout") EXPECT_FALSE(r.error().empty());
+    if (r.error_kind() == "timeout") {
+      EXPECT_FALSE(r.error().empty());
+    }
     EXPECT_EQ(r.worker_id(), c.worker(*w).id);
   }
   EXPECT_TRUE(c.worker(*w).process->Running());
@@ -167,7 +169,9 @@ TEST(CandidateFailureTest, CrashingCandidateCostsOneRuntimeCrashRecord) {
   for (const v1::Record& r : *records) kinds += r.error_kind() + " (" + r.error() + "); ";
   EXPECT_EQ(CountErrorKind(*records, "runtime_crash"), 1) << kinds;
   for (const v1::Record& r : *records)
-    if (r.error_kind() == "runtime_crash") EXPECT_THAT(r.error(), ::testing::HasSubstr("SIGSEGV"));
+    if (r.error_kind() == "runtime_crash") {
+      EXPECT_THAT(r.error(), ::testing::HasSubstr("SIGSEGV"));
+    }
   EXPECT_TRUE(c.worker(*w).process->Running());
   ExpectWorkerStillMeasures(c, c.worker(*w).id);
 }

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
 #include "common/te/workload.h"
 #include "search/annotation/annotation.h"
@@ -76,7 +77,7 @@ TEST_F(CostModelsTest, StoredRecordsOfTheTargetBecomeTrainingData) {
   std::vector<v1::Record> records;
   for (size_t i = 0; i < states_.size(); ++i) {
     v1::Record r;
-    r.set_task_id("t" + std::to_string(i));
+    r.set_task_id(absl::StrCat("t", i));
     r.set_job_id("job-1");
     r.set_workload_key(workload_.dag->workload_key());
     r.set_workload(workload_.spec);

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "tests/server/service/refusals.h"
 #include "tests/server/service/rpc_calls.h"
@@ -124,7 +125,7 @@ TEST_F(WorkersRequestsTest, MalformedReportsAreRefusedNamingTheField) {
        "results is empty"},
       {"too many results",
        ReportWith([](v1::ReportRequest& r) {
-         for (int i = 0; i < 1023; ++i) *r.add_results() = GoodResult("x" + std::to_string(i));
+         for (int i = 0; i < 1023; ++i) *r.add_results() = GoodResult(absl::StrCat("x", i));
        }),
        Code::INVALID_ARGUMENT, "results has 1025 results; at most 1024"},
       {"no task id", ReportWith([](v1::ReportRequest& r) { r.mutable_results(1)->clear_task_id(); }),
