@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "measure/error_kind.h"
@@ -58,6 +59,14 @@ struct MeasureResult {
   double timed_ms = 0;
 
   bool ok() const { return error_kind == MeasureErrorKind::kNone; }
+
+  // A result that is only this error (nothing was timed).
+  static MeasureResult Failure(MeasureErrorKind kind, std::string error) {
+    MeasureResult r;
+    r.error_kind = kind;
+    r.error = std::move(error);
+    return r;
+  }
 };
 
 }  // namespace tuneforge::measure

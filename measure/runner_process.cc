@@ -7,22 +7,12 @@
 #include "measure/measure_proto.h"
 
 namespace tuneforge::measure {
-namespace {
-
-MeasureResult Fail(MeasureErrorKind kind, std::string error) {
-  MeasureResult r;
-  r.error_kind = kind;
-  r.error = std::move(error);
-  return r;
-}
-
-}  // namespace
 
 MeasureResult RunnerProcess::ChildDied(bool started, bool in_reference) {
   int status = child_.Stop();
   const char* what = in_reference ? "the reference (unscheduled) kernel" : "the kernel";
   if (!started)  // no kernel ran yet: the runner itself failed
-    return Fail(
+    return MeasureResult::Failure(
         MeasureErrorKind::kRunnerError,
         absl::StrCat("the runner died before running a kernel (",
                      DescribeExit(status),
@@ -32,13 +22,13 @@ MeasureResult RunnerProcess::ChildDied(bool started, bool in_reference) {
     // We only send SIGKILL on a deadline, which is handled before; a SIGKILL
     // from elsewhere is the kernel's out-of-memory killer.
     if (sig == SIGKILL)
-      return Fail(MeasureErrorKind::kOutOfMemory,
+      return MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
                   absl::StrCat("the runner was killed by SIGKILL while running ", what,
                                ", most likely by the system's out-of-memory killer"));
-    return Fail(MeasureErrorKind::kRuntimeCrash,
+    return MeasureResult::Failure(MeasureErrorKind::kRuntimeCrash,
                 absl::StrCat(what, " crashed with ", SignalName(sig)));
   }
-  return Fail(MeasureErrorKind::kRunnerError,
+  return MeasureResult::Failure(MeasureErrorKind::kRunnerError,
               absl::StrCat("the runner exited with status ",
                            WIFEXITED(status) ? WEXITSTATUS(status) : -1, " while running ", what));
 }
@@ -54,12 +44,12 @@ MeasureResult RunnerProcess::Run(const runner::RunRequest& request, double timeo
     const bool may_retry = attempt == 0;
     if (!child_.running()) {
       if (absl::Status s = child_.Start(); !s.ok())
-        return Fail(MeasureErrorKind::kRunnerError, std::string(s.message()));
+        return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(s.message()));
     }
     if (absl::Status sent = child_.Send(message); !sent.ok()) {
       child_.Stop();
       if (may_retry) continue;
-      return Fail(MeasureErrorKind::kRunnerError,
+      return MeasureResult::Failure(MeasureErrorKind::kRunnerError,
                   absl::StrCat("cannot send the candidate to the runner: ", sent.message()));
     }
     bool died_before_kernel = false;
@@ -88,17 +78,17 @@ MeasureResult RunnerProcess::AwaitReply(double timeout_s, double reference_timeo
         absl::StatusOr<MeasureResult> reply = MeasureResultFromProto(message->run_reply());
         if (reply.ok()) return *std::move(reply);
         child_.Stop();
-        return Fail(MeasureErrorKind::kRunnerError,
+        return MeasureResult::Failure(MeasureErrorKind::kRunnerError,
                     absl::StrCat("the runner's reply is malformed (", reply.status().message(),
                                  "); it was restarted"));
       }
       child_.Stop();
-      return Fail(MeasureErrorKind::kRunnerError,
+      return MeasureResult::Failure(MeasureErrorKind::kRunnerError,
                   "the runner sent an unexpected message; it was restarted");
     }
     if (absl::IsDeadlineExceeded(message.status())) {
       child_.Kill();
-      return Fail(MeasureErrorKind::kTimeout,
+      return MeasureResult::Failure(MeasureErrorKind::kTimeout,
                   absl::StrCat(in_reference ? "the reference (unscheduled) kernel" : "the kernel",
                                " did not finish within ", budget, " s (",
                                in_reference ? "reference_timeout_s" : "timeout_s",
@@ -109,7 +99,7 @@ MeasureResult RunnerProcess::AwaitReply(double timeout_s, double reference_timeo
       return ChildDied(started, in_reference);
     }
     child_.Stop();
-    return Fail(MeasureErrorKind::kRunnerError,
+    return MeasureResult::Failure(MeasureErrorKind::kRunnerError,
                 absl::StrCat("talking to the runner failed: ", message.status().message()));
   }
 }

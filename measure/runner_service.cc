@@ -21,13 +21,6 @@
 namespace tuneforge::measure {
 namespace {
 
-MeasureResult Fail(MeasureErrorKind kind, std::string error) {
-  MeasureResult r;
-  r.error_kind = kind;
-  r.error = std::move(error);
-  return r;
-}
-
 // A kernel's crash must end this process with its signal, so the parent can
 // name it; libraries (LLVM) may have installed handlers of their own.
 void RestoreDefaultCrashSignals() {
@@ -72,25 +65,25 @@ class RunnerService {
     try {
       return HandleUnguarded(request);
     } catch (const std::bad_alloc&) {
-      return Fail(MeasureErrorKind::kOutOfMemory,
+      return MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
                   "the runner ran out of memory; use smaller shapes or raise the memory limit");
     } catch (const std::exception& e) {
-      return Fail(MeasureErrorKind::kRunnerError, absl::StrCat("runner failure: ", e.what()));
+      return MeasureResult::Failure(MeasureErrorKind::kRunnerError, absl::StrCat("runner failure: ", e.what()));
     }
   }
 
  private:
   MeasureResult HandleUnguarded(const runner::RunRequest& request) {
     absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(request.args());
-    if (!args.ok()) return Fail(MeasureErrorKind::kRunnerError, std::string(args.status().message()));
+    if (!args.ok()) return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(args.status().message()));
     const RunSpec spec{*std::move(args), ResolvedOptions(request.measure()), request.time_budget_s()};
     SetThreads(spec.options.threads);
     if (absl::Status s = CheckArgs(spec.args); !s.ok())
-      return Fail(MeasureErrorKind::kRunnerError, std::string(s.message()));
+      return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(s.message()));
     absl::StatusOr<WorkloadBuffers*> buffers =
         cache_.Get(request.workload_key(), request.seed(), spec.args);
     if (!buffers.ok())
-      return Fail(absl::IsResourceExhausted(buffers.status()) ? MeasureErrorKind::kOutOfMemory
+      return MeasureResult::Failure(absl::IsResourceExhausted(buffers.status()) ? MeasureErrorKind::kOutOfMemory
                                                               : MeasureErrorKind::kRunnerError,
                   std::string(buffers.status().message()));
     WorkloadBuffers& w = **buffers;
@@ -101,7 +94,7 @@ class RunnerService {
     SendPhase(out_fd_, runner::Phase::CANDIDATE).IgnoreError();
     auto kernel = Load(request.candidate());
     if (!kernel.ok())
-      return Fail(MeasureErrorKind::kCompileError,
+      return MeasureResult::Failure(MeasureErrorKind::kCompileError,
                   absl::StrCat("loading the kernel object failed: ", kernel.status().message()));
     auto start = std::chrono::steady_clock::now();
     MeasureResult reply = Check(**kernel, w);
@@ -135,20 +128,20 @@ class RunnerService {
     auto kernel = Load(reference);
     if (!kernel.ok()) {
       failure =
-          Fail(MeasureErrorKind::kRunnerError,
+          MeasureResult::Failure(MeasureErrorKind::kRunnerError,
                absl::StrCat("loading the reference kernel failed: ", kernel.status().message()));
       return false;
     }
     std::vector<void*> args = w.ReferenceArgs();
     if (int32_t code = (**kernel)(args.data()); code != 0) {
-      failure = Fail(MeasureErrorKind::kOutOfMemory,
+      failure = MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
                      absl::StrCat("the reference kernel returned ", code,
                                   ": a temporary allocation failed; raise the memory limit"));
       return false;
     }
     if (std::string changed = w.ChangedInput(); !changed.empty()) {
       cache_.Drop(w.key);
-      failure = Fail(MeasureErrorKind::kRunnerError,
+      failure = MeasureResult::Failure(MeasureErrorKind::kRunnerError,
                      absl::StrCat("the reference kernel wrote into input '", changed, "'"));
       return false;
     }
@@ -161,12 +154,12 @@ class RunnerService {
     w.PoisonOutputs();
     std::vector<void*> args = w.CandidateArgs();
     if (int32_t code = kernel(args.data()); code != 0)
-      return Fail(MeasureErrorKind::kOutOfMemory,
+      return MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
                   absl::StrCat("the kernel returned ", code,
                                ": a temporary allocation failed under the memory limit"));
     if (std::string changed = w.ChangedInput(); !changed.empty()) {
       cache_.Drop(w.key);  // the inputs are no longer the seed's
-      return Fail(MeasureErrorKind::kWrongAnswer,
+      return MeasureResult::Failure(MeasureErrorKind::kWrongAnswer,
                   absl::StrCat("the kernel wrote into its input '", changed, "'"));
     }
     MeasureResult reply;
@@ -174,7 +167,7 @@ class RunnerService {
     const size_t num_inputs = w.inputs.size();
     for (size_t i = 0; i < w.outputs.size(); ++i) {
       absl::StatusOr<te::CompareResult> c = te::Compare(w.outputs[i], w.reference_outputs[i]);
-      if (!c.ok()) return Fail(MeasureErrorKind::kRunnerError, std::string(c.status().message()));
+      if (!c.ok()) return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(c.status().message()));
       reply.max_abs_error = std::max(reply.max_abs_error, c->max_abs_error);
       reply.max_rel_error = std::max(reply.max_rel_error, c->max_rel_error);
       if (!c->ok && reply.correct) {

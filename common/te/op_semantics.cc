@@ -26,6 +26,22 @@ int64_t FloorMod(int64_t a, int64_t b) {
 
 Scalar Bool(bool b) { return {b ? 1 : 0, 0}; }
 
+// Comparisons and logic mean the same on integers and floats.
+template <typename T>
+std::optional<Scalar> CompareOrLogic(BinOp op, T x, T y) {
+  switch (op) {
+    case BinOp::kEQ: return Bool(x == y);
+    case BinOp::kNE: return Bool(x != y);
+    case BinOp::kLT: return Bool(x < y);
+    case BinOp::kLE: return Bool(x <= y);
+    case BinOp::kGT: return Bool(x > y);
+    case BinOp::kGE: return Bool(x >= y);
+    case BinOp::kAnd: return Bool(x != 0 && y != 0);
+    case BinOp::kOr: return Bool(x != 0 || y != 0);
+    default: return std::nullopt;  // arithmetic: FloatBinary / IntBinary
+  }
+}
+
 std::optional<Scalar> FloatBinary(BinOp op, DType t, double x, double y) {
   auto round = [&](double r) { return Normalize(t, {0, r}); };
   switch (op) {
@@ -38,14 +54,14 @@ std::optional<Scalar> FloatBinary(BinOp op, DType t, double x, double y) {
     case BinOp::kFloorMod: return round(x - std::floor(round(x / y).f) * y);
     case BinOp::kMin: return Scalar{0, y < x ? y : x};
     case BinOp::kMax: return Scalar{0, x < y ? y : x};
-    case BinOp::kEQ: return Bool(x == y);
-    case BinOp::kNE: return Bool(x != y);
-    case BinOp::kLT: return Bool(x < y);
-    case BinOp::kLE: return Bool(x <= y);
-    case BinOp::kGT: return Bool(x > y);
-    case BinOp::kGE: return Bool(x >= y);
-    case BinOp::kAnd: return Bool(x != 0 && y != 0);
-    case BinOp::kOr: return Bool(x != 0 || y != 0);
+    case BinOp::kEQ:
+    case BinOp::kNE:
+    case BinOp::kLT:
+    case BinOp::kLE:
+    case BinOp::kGT:
+    case BinOp::kGE:
+    case BinOp::kAnd:
+    case BinOp::kOr: return CompareOrLogic(op, x, y);
   }
   return std::nullopt;
 }
@@ -70,14 +86,14 @@ std::optional<Scalar> IntBinary(BinOp op, DType t, int64_t x, int64_t y) {
     case BinOp::kFloorMod: return wrap(FloorMod(x, y));
     case BinOp::kMin: return Scalar{y < x ? y : x, 0};
     case BinOp::kMax: return Scalar{x < y ? y : x, 0};
-    case BinOp::kEQ: return Bool(x == y);
-    case BinOp::kNE: return Bool(x != y);
-    case BinOp::kLT: return Bool(x < y);
-    case BinOp::kLE: return Bool(x <= y);
-    case BinOp::kGT: return Bool(x > y);
-    case BinOp::kGE: return Bool(x >= y);
-    case BinOp::kAnd: return Bool(x != 0 && y != 0);
-    case BinOp::kOr: return Bool(x != 0 || y != 0);
+    case BinOp::kEQ:
+    case BinOp::kNE:
+    case BinOp::kLT:
+    case BinOp::kLE:
+    case BinOp::kGT:
+    case BinOp::kGE:
+    case BinOp::kAnd:
+    case BinOp::kOr: return CompareOrLogic(op, x, y);
   }
   return std::nullopt;
 }

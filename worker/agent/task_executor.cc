@@ -17,10 +17,7 @@ constexpr size_t kMaxCachedReferences = 64;
 
 v1::MeasureResult ErrorResult(const std::string& task_id, MeasureErrorKind kind,
                               std::string error) {
-  measure::MeasureResult r;
-  r.error_kind = kind;
-  r.error = std::move(error);
-  return measure::MeasureResultToProto(r, task_id);
+  return measure::MeasureResultToProto(measure::MeasureResult::Failure(kind, std::move(error)), task_id);
 }
 
 measure::BuiltKernel Shipped(const v1::BuiltKernel& kernel, const te::ComputeDag& dag) {
