@@ -92,29 +92,39 @@ v1::JobSpec EightTrialsInOneRound() {
   return spec;
 }
 
+// A server on `db` with a job of one round, the whole round (8 tasks) leased
+// to a worker "A", stopped while A still measures it.
+struct HeldRound {
+  std::string job_id;
+  std::string worker_id;
+  v1::LeaseResponse lease;
+};
+
+absl::StatusOr<HeldRound> LeaseTheRoundThenStop(const std::string& db) {
+  absl::StatusOr<LiveServer> first = StartOn(db);
+  if (!first.ok()) return first.status();
+  absl::StatusOr<v1::Job> job = Submit(*first->stubs, EightTrialsInOneRound());
+  if (!job.ok()) return job.status();
+  absl::StatusOr<std::string> worker = RegisterWorker(*first->stubs);
+  if (!worker.ok()) return worker.status();
+  absl::StatusOr<v1::LeaseResponse> lease = Lease(*first->stubs, *worker, 8, 10000);
+  if (!lease.ok()) return lease.status();
+  if (lease->tasks_size() != 8)
+    return absl::InternalError(absl::StrCat("A leased ", lease->tasks_size(), " tasks, not the round's 8"));
+  first->server->Shutdown();
+  return HeldRound{job->id(), *worker, *std::move(lease)};
+}
+
 // Worker A holds the whole round when the server stops; after the restart
 // worker B asks for work at once and gets none of A's tasks; A's late
 // report lands and counts; the job ends with each task measured once.
 TEST(RestartGraceTest, PendingTasksWaitForTheLateReportOfTheirOldLease) {
   TempDir dir;
   const std::string db = dir.File("records.db");
-  std::string job_id, worker_a;
-  v1::LeaseResponse held;
-  {
-    absl::StatusOr<LiveServer> first = StartOn(db);
-    ASSERT_TRUE(first.ok()) << first.status();
-    absl::StatusOr<v1::Job> job = Submit(*first->stubs, EightTrialsInOneRound());
-    ASSERT_TRUE(job.ok()) << job.status();
-    job_id = job->id();
-    absl::StatusOr<std::string> a = RegisterWorker(*first->stubs);
-    ASSERT_TRUE(a.ok()) << a.status();
-    worker_a = *a;
-    absl::StatusOr<v1::LeaseResponse> lease = Lease(*first->stubs, worker_a, 8, 10000);
-    ASSERT_TRUE(lease.ok()) << lease.status();
-    ASSERT_EQ(lease->tasks_size(), 8);
-    held = *lease;
-    first->server->Shutdown();  // A is still measuring
-  }
+  absl::StatusOr<HeldRound> round = LeaseTheRoundThenStop(db);
+  ASSERT_TRUE(round.ok()) << round.status();
+  const std::string job_id = round->job_id, worker_a = round->worker_id;
+  const v1::LeaseResponse held = round->lease;
   absl::StatusOr<LiveServer> second = StartOn(db);
   ASSERT_TRUE(second.ok()) << second.status();
   absl::StatusOr<std::string> b = RegisterWorker(*second->stubs);
@@ -148,23 +158,10 @@ TEST(RestartGraceTest, PendingTasksWaitForTheLateReportOfTheirOldLease) {
 TEST(RestartGraceTest, AfterTheGraceTheTasksGoOutAndALateReportStillCounts) {
   TempDir dir;
   const std::string db = dir.File("records.db");
-  std::string job_id, worker_a;
-  v1::LeaseResponse held;
-  {
-    absl::StatusOr<LiveServer> first = StartOn(db);
-    ASSERT_TRUE(first.ok()) << first.status();
-    absl::StatusOr<v1::Job> job = Submit(*first->stubs, EightTrialsInOneRound());
-    ASSERT_TRUE(job.ok()) << job.status();
-    job_id = job->id();
-    absl::StatusOr<std::string> a = RegisterWorker(*first->stubs);
-    ASSERT_TRUE(a.ok()) << a.status();
-    worker_a = *a;
-    absl::StatusOr<v1::LeaseResponse> lease = Lease(*first->stubs, worker_a, 8, 10000);
-    ASSERT_TRUE(lease.ok()) << lease.status();
-    ASSERT_EQ(lease->tasks_size(), 8);
-    held = *lease;
-    first->server->Shutdown();
-  }
+  absl::StatusOr<HeldRound> round = LeaseTheRoundThenStop(db);
+  ASSERT_TRUE(round.ok()) << round.status();
+  const std::string job_id = round->job_id, worker_a = round->worker_id;
+  const v1::LeaseResponse held = round->lease;
   ServerOptions options;
   options.dispatcher.restart_grace_ms = 300;
   absl::StatusOr<LiveServer> second = StartOn(db, options);
