@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/api/records_client.h"
+#include "server/marshal/to_proto.h"
 #include "server/record_store/record_store.h"
 #include "worker/agent/device_key.h"
 
@@ -17,7 +18,10 @@ class DatabaseSource : public RecordSource {
 
   absl::StatusOr<std::optional<v1::Record>> Best(const std::string& workload_key,
                                                  const std::string& device_key) override {
-    return store_->Best(workload_key, device_key);
+    absl::StatusOr<std::optional<server::Record>> best = store_->Best(workload_key, device_key);
+    if (!best.ok()) return best.status();
+    if (!*best) return std::optional<v1::Record>();
+    return std::optional<v1::Record>(server::ToProto(**best));
   }
 
   absl::StatusOr<int64_t> Export(const std::string& workload_key, const std::string& device_key,

@@ -21,13 +21,16 @@ runner::BuildReply Reply(MeasureErrorKind kind, std::string error) {
 runner::BuildRequest MakeBuildRequest(const WorkloadSource& source, const std::string& workload_key,
                                       const std::vector<schedule::Step>& steps, const codegen::Target& target) {
   runner::BuildRequest r;
-  r.set_spec(source.spec);
-  r.set_definition(source.definition);
-  r.set_name(source.name);
+  const std::string spec = source.is_definition() ? "" : source.text;
+  r.set_spec(spec);
+  if (source.is_definition()) {
+    r.set_definition(source.text);
+    r.set_name(source.name);
+  }
   r.set_workload_key(workload_key);
   if (!steps.empty())
     r.set_schedule_json(schedule::ScheduleToJsonText(
-        schedule::Schedule{schedule::kScheduleVersion, source.spec, workload_key, steps}, -1));
+        schedule::Schedule{schedule::kScheduleVersion, spec, workload_key, steps}, -1));
   r.set_target(target.ToString());
   r.set_l1_bytes(target.l1_bytes);
   r.set_l2_bytes(target.l2_bytes);

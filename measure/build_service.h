@@ -10,15 +10,10 @@
 #include "common/codegen/target.h"
 #include "common/schedule/steps.h"
 #include "measure/protocol.h"
+#include "measure/workload_source.h"
 
 namespace tuneforge::measure {
 
-// The workload as the user gave it: a spec, or a definition's text and name.
-struct WorkloadSource {
-  std::string spec;
-  std::string definition;
-  std::string name;
-};
 
 // A request for `steps` of `source` (whose DAG has `workload_key`) on
 // `target`; no steps: the unscheduled reference.

@@ -64,6 +64,34 @@ absl::StatusOr<MeasureResult> MeasureResultFromProto(const v1::MeasureResult& pr
   return r;
 }
 
+v1::Workload WorkloadSourceToProto(const WorkloadSource& source) {
+  v1::Workload p;
+  switch (source.kind) {
+    case WorkloadSource::Kind::kUnset:
+      break;
+    case WorkloadSource::Kind::kSpec:
+      p.set_spec(source.text);
+      break;
+    case WorkloadSource::Kind::kDefinition:
+      p.set_definition(source.text);
+      p.set_name(source.name);
+      break;
+  }
+  return p;
+}
+
+WorkloadSource WorkloadSourceFromProto(const v1::Workload& proto) {
+  switch (proto.source_case()) {
+    case v1::Workload::kSpec:
+      return WorkloadSource::Spec(proto.spec());
+    case v1::Workload::kDefinition:
+      return WorkloadSource::Definition(proto.definition(), proto.name());
+    case v1::Workload::SOURCE_NOT_SET:
+      break;
+  }
+  return {};
+}
+
 v1::BuiltKernel KernelObjectToProto(const codegen::CompiledObject& object) {
   v1::BuiltKernel p;
   p.set_symbol(object.symbol);

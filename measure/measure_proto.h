@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "common/codegen/compiler.h"
 #include "measure/measure_types.h"
+#include "measure/workload_source.h"
 #include "proto/tuneforge.pb.h"
 
 namespace tuneforge::measure {
@@ -22,6 +23,9 @@ MeasureOptions MeasureOptionsFromProto(const v1::MeasureOptions& proto, MeasureO
 v1::MeasureResult MeasureResultToProto(const MeasureResult& result, const std::string& task_id = "");
 // Errors: an error kind that is unset or unknown to this build.
 absl::StatusOr<MeasureResult> MeasureResultFromProto(const v1::MeasureResult& proto);
+
+v1::Workload WorkloadSourceToProto(const WorkloadSource& source);
+WorkloadSource WorkloadSourceFromProto(const v1::Workload& proto);
 
 // A compiled kernel as shipped to runner-only workers and to the runner.
 v1::BuiltKernel KernelObjectToProto(const codegen::CompiledObject& object);

@@ -49,28 +49,30 @@ class RecordMaker {
   const std::vector<std::string>& workloads() const { return workloads_; }
   const std::vector<std::string>& devices() const { return devices_; }
 
-  v1::Record Make(int64_t n) {
-    static const char* kErrors[] = {"compile_error", "timeout", "wrong_answer", "runtime_crash"};
+  server::Record Make(int64_t n) {
+    using measure::MeasureErrorKind;
+    static const MeasureErrorKind kErrors[] = {MeasureErrorKind::kCompileError, MeasureErrorKind::kTimeout,
+                                               MeasureErrorKind::kWrongAnswer, MeasureErrorKind::kRuntimeCrash};
     std::uniform_real_distribution<double> unit(0, 1);
-    v1::Record record;
-    record.set_task_id(absl::StrCat("bench-task-", n));
-    record.set_job_id(absl::StrCat("bench-job-", n / 5000));
-    record.set_workload_key(workloads_[rng_() % workloads_.size()]);
-    record.set_workload("matmul:K=512,M=512,N=512");
-    record.set_device_key(devices_[rng_() % devices_.size()]);
-    record.set_worker_id(absl::StrCat("worker-", rng_() % 100));
-    record.set_schedule_json(Schedule());
+    server::Record record;
+    record.task_id = absl::StrCat("bench-task-", n);
+    record.job_id = absl::StrCat("bench-job-", n / 5000);
+    record.workload_key = workloads_[rng_() % workloads_.size()];
+    record.workload = "matmul:K=512,M=512,N=512";
+    record.device_key = devices_[rng_() % devices_.size()];
+    record.worker_id = absl::StrCat("worker-", rng_() % 100);
+    record.schedule_json = Schedule();
     const double seconds = 1e-4 * std::pow(1000.0, unit(rng_));  // 0.1 ms .. 100 ms
     if (unit(rng_) < error_fraction_) {
-      record.set_error_kind(kErrors[rng_() % 4]);
-      record.set_error("the candidate failed in the benchmark's imagination");
+      record.error_kind = kErrors[rng_() % 4];
+      record.error = "the candidate failed in the benchmark's imagination";
     } else {
-      record.set_error_kind("none");
-      record.set_median_seconds(seconds);
-      for (double f : {0.99, 1.0, 1.02}) record.add_repeat_seconds(seconds * f);
-      record.set_gflops(2.0 * 512 * 512 * 512 / seconds / 1e9);
+      record.error_kind = MeasureErrorKind::kNone;
+      record.median_seconds = seconds;
+      for (double f : {0.99, 1.0, 1.02}) record.repeat_seconds.push_back(seconds * f);
+      record.gflops = 2.0 * 512 * 512 * 512 / seconds / 1e9;
     }
-    record.set_compile_ms(10 + 20 * unit(rng_));
+    record.compile_ms = 10 + 20 * unit(rng_);
     return record;
   }
 
@@ -120,7 +122,7 @@ absl::StatusOr<BestQueryFigures> MeasureBestQuery(const std::string& dir, const 
   BestQueryFigures figures;
   const Clock::time_point fill_start = Clock::now();
   for (int64_t n = 0; n < options.records;) {
-    std::vector<v1::Record> batch;
+    std::vector<server::Record> batch;
     for (; n < options.records && static_cast<int>(batch.size()) < options.fill_batch; ++n)
       batch.push_back(maker.Make(n));
     absl::StatusOr<server::AddOutcome> added = (*store)->AddRecords(std::move(batch));
@@ -137,7 +139,7 @@ absl::StatusOr<BestQueryFigures> MeasureBestQuery(const std::string& dir, const 
     const std::string& workload = maker.workloads()[rng() % maker.workloads().size()];
     const std::string& device = maker.devices()[rng() % maker.devices().size()];
     Clock::time_point start = Clock::now();
-    absl::StatusOr<std::optional<v1::Record>> best = (*store)->Best(workload, device);
+    absl::StatusOr<std::optional<server::Record>> best = (*store)->Best(workload, device);
     per_device_ms.push_back(SecondsSince(start) * 1e3);
     if (!best.ok()) return best.status();
     figures.found += best->has_value() ? 1 : 0;
@@ -165,9 +167,9 @@ absl::StatusOr<IngestFigures> MeasureIngest(const std::string& dir, const Ingest
   if (!store.ok()) return store.status();
   RecordMaker maker(1000, 4, 0.15, options.seed);
   const int per_call = std::max(1, options.records_per_call);
-  std::vector<std::vector<v1::Record>> calls;
+  std::vector<std::vector<server::Record>> calls;
   for (int64_t n = 0; n < options.records;) {
-    std::vector<v1::Record> call;
+    std::vector<server::Record> call;
     for (; n < options.records && static_cast<int>(call.size()) < per_call; ++n) call.push_back(maker.Make(n));
     calls.push_back(std::move(call));
   }

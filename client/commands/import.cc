@@ -36,8 +36,8 @@ absl::StatusOr<std::vector<std::string>> ReadRecordLines(const std::string& path
   server::ImportChecker checker;
   for (int number = 1; std::getline(in, line); ++number) {
     if (absl::StripAsciiWhitespace(line).empty()) continue;
-    absl::Status s = server::RecordFromJsonLine(line).status();
-    if (s.ok()) s = checker.Check(line);
+    absl::StatusOr<server::Record> record = server::RecordFromJsonLine(line);
+    absl::Status s = record.ok() ? checker.Check(*record) : record.status();
     if (!s.ok())
       return absl::InvalidArgumentError(absl::StrCat(path, " line ", number, ": ", s.message(),
                                                      "; nothing was imported"));

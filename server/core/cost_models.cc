@@ -44,7 +44,7 @@ void CostModels::WarmStart(const std::string& device_key, search::SharedCostMode
     absl::StatusOr<schedule::State> state = schedule::State::Replay(at->second, s->steps);
     if (!state.ok()) continue;
     states[r.workload_key].push_back(*std::move(state));
-    bool ok = r.error_kind == "none" && r.median_seconds > 0;
+    bool ok = r.error_kind == measure::MeasureErrorKind::kNone && r.median_seconds > 0;
     throughputs[r.workload_key].push_back(ok ? at->second->flops() / r.median_seconds : 0);
   }
   for (auto& [key, list] : states) {

@@ -49,35 +49,29 @@ int DispatcherImpl::Outstanding(const std::string& job_id) const {
   return book_.Outstanding(job_id);
 }
 
-absl::StatusOr<v1::RegisterWorkerResponse> DispatcherImpl::Register(const v1::DeviceInfo& device) {
+absl::StatusOr<Registration> DispatcherImpl::Register(const DeviceInfo& device) {
   if (absl::Status s = store_->SaveDevice(device); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
-  v1::RegisterWorkerResponse r;
-  r.set_worker_id(workers_.Add(device, NowMs()));
-  r.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
-  return r;
+  return Registration{workers_.Add(device, NowMs()), options_.heartbeat_interval_ms};
 }
 
-v1::HeartbeatResponse DispatcherImpl::Heartbeat(const std::string& worker_id) {
+bool DispatcherImpl::Heartbeat(const std::string& worker_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  v1::HeartbeatResponse r;
   WorkerEntry* w = workers_.Find(worker_id);
-  r.set_known(w != nullptr);
   if (w) w->last_heartbeat_ms = NowMs();
-  return r;
+  return w != nullptr;
 }
 
-absl::StatusOr<v1::LeaseResponse> DispatcherImpl::Lease(const std::string& worker_id, int max_tasks,
-                                                        int wait_ms) {
-  v1::LeaseResponse response;
-  v1::DeviceInfo device;
+absl::StatusOr<LeaseGrant> DispatcherImpl::Lease(const std::string& worker_id, int max_tasks, int wait_ms) {
+  LeaseGrant response;
+  DeviceInfo device;
   {
     std::unique_lock<std::mutex> lock(mu_);
     WorkerEntry* w = workers_.Find(worker_id);
     if (!w) return UnknownWorker(worker_id);
     w->last_heartbeat_ms = NowMs();
     device = w->device;
-    const std::string& key = device.device_key();
+    const std::string& key = device.device_key;
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(0, wait_ms));
     ++w->waiting;
     work_cv_.wait_until(lock, deadline, [&] { return stopping_ || book_.HasQueued(key); });
@@ -89,11 +83,9 @@ absl::StatusOr<v1::LeaseResponse> DispatcherImpl::Lease(const std::string& worke
     std::optional<LeaseGrant> grant = book_.Lease(worker_id, key, FairShare(key, max_tasks), NowMs());
     if (!grant) return response;
     w->leases.insert(grant->lease_id);
-    response.set_lease_id(grant->lease_id);
-    response.set_deadline_unix_ms(grant->deadline_ms);
-    for (v1::MeasureTask& t : grant->tasks) *response.add_tasks() = std::move(t);
+    response = *std::move(grant);
   }
-  if (!device.can_build()) ShipBuiltKernels(device, worker_id, &response);
+  if (!device.can_build) ShipBuiltKernels(device, worker_id, &response);
   return response;
 }
 
@@ -110,7 +102,7 @@ absl::StatusOr<int> DispatcherImpl::Deregister(const std::string& worker_id) {
   return returned;
 }
 
-std::vector<v1::WorkerStatus> DispatcherImpl::ListWorkers() const {
+std::vector<WorkerStatus> DispatcherImpl::ListWorkers() const {
   std::lock_guard<std::mutex> lock(mu_);
   return workers_.List(NowMs(), [&](const std::set<std::string>& leases) { return book_.LeasedTasks(leases); });
 }

@@ -19,8 +19,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "proto/tuneforge.pb.h"
 #include "server/core/service_constants.h"
+#include "server/domain/device.h"
+#include "server/domain/worker.h"
 #include "server/record_store/record_store.h"
 
 namespace tuneforge::server {
@@ -72,20 +73,20 @@ class Dispatcher {
   virtual int Outstanding(const std::string& job_id) const = 0;
 
   // ---- Worker side (the Workers service) ---------------------------------------
-  virtual absl::StatusOr<v1::RegisterWorkerResponse> Register(const v1::DeviceInfo& device) = 0;
-  virtual v1::HeartbeatResponse Heartbeat(const std::string& worker_id) = 0;
+  virtual absl::StatusOr<Registration> Register(const DeviceInfo& device) = 0;
+  // Whether the server knows the worker (false: register again; its leases are void).
+  virtual bool Heartbeat(const std::string& worker_id) = 0;
   // NOT_FOUND for an unknown worker (it should register again). Waits up to
   // wait_ms for work when none is queued for its device key.
-  virtual absl::StatusOr<v1::LeaseResponse> Lease(const std::string& worker_id, int max_tasks,
-                                                  int wait_ms) = 0;
+  virtual absl::StatusOr<LeaseGrant> Lease(const std::string& worker_id, int max_tasks, int wait_ms) = 0;
   // Stores the results (returns after commit), then passes them to the
   // sink. Results for tasks that are not leased to this worker are still
   // stored when their job is running and the task is unfinished (a worker
   // reporting after a server restart); the rest are rejected.
-  virtual absl::StatusOr<v1::ReportResponse> Report(const v1::ReportRequest& request) = 0;
+  virtual absl::StatusOr<ReportOutcome> Report(const WorkerReport& report) = 0;
   // The worker's leased tasks go back to the queue; returns how many.
   virtual absl::StatusOr<int> Deregister(const std::string& worker_id) = 0;
-  virtual std::vector<v1::WorkerStatus> ListWorkers() const = 0;
+  virtual std::vector<WorkerStatus> ListWorkers() const = 0;
   // Whether a registered, not lost worker has this device key (a job stays
   // queued until one does).
   virtual bool HasWorkerFor(const std::string& device_key) const = 0;

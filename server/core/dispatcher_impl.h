@@ -33,12 +33,12 @@ class DispatcherImpl : public Dispatcher {
   void EnqueueAfterRestart(std::vector<TaskRow> tasks) override;
   void DropJob(const std::string& job_id) override;
   int Outstanding(const std::string& job_id) const override;
-  absl::StatusOr<v1::RegisterWorkerResponse> Register(const v1::DeviceInfo& device) override;
-  v1::HeartbeatResponse Heartbeat(const std::string& worker_id) override;
-  absl::StatusOr<v1::LeaseResponse> Lease(const std::string& worker_id, int max_tasks, int wait_ms) override;
-  absl::StatusOr<v1::ReportResponse> Report(const v1::ReportRequest& request) override;
+  absl::StatusOr<Registration> Register(const DeviceInfo& device) override;
+  bool Heartbeat(const std::string& worker_id) override;
+  absl::StatusOr<LeaseGrant> Lease(const std::string& worker_id, int max_tasks, int wait_ms) override;
+  absl::StatusOr<ReportOutcome> Report(const WorkerReport& report) override;
   absl::StatusOr<int> Deregister(const std::string& worker_id) override;
-  std::vector<v1::WorkerStatus> ListWorkers() const override;
+  std::vector<WorkerStatus> ListWorkers() const override;
   bool HasWorkerFor(const std::string& device_key) const override;
   void Shutdown() override;
 
@@ -49,11 +49,10 @@ class DispatcherImpl : public Dispatcher {
   int FairShare(const std::string& key, int max_tasks) const;
   // What a result of this task becomes: a new record, or a re-timing.
   MeasuredResult RecordFor(const TaskEntry& t, const std::string& device_key, const std::string& worker_id,
-                       const v1::MeasureResult& result);
+                           const measure::MeasureResult& result);
   // Runner-only workers get objects built here; a task that cannot be built
   // is answered right away with its build error.
-  void ShipBuiltKernels(const v1::DeviceInfo& device, const std::string& worker_id,
-                        v1::LeaseResponse* response);
+  void ShipBuiltKernels(const DeviceInfo& device, const std::string& worker_id, LeaseGrant* lease);
   void ReaperLoop();
   void StoreLost(const std::vector<MeasuredResult>& lost);
 

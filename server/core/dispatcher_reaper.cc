@@ -28,7 +28,7 @@ void DispatcherImpl::ReaperLoop() {
     std::vector<MeasuredResult> lost;
     for (const LostTask& t : lost_tasks)
       lost.push_back(RecordFor(t.task, t.task.row.device_key, t.worker_id,
-                               LostResult(t.task.row.task_id, t.task.attempts)));
+                               LostResult(t.task.attempts)));
     lock.unlock();
     StoreLost(lost);
     lock.lock();

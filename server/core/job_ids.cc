@@ -19,10 +19,10 @@ std::string NewJobId() {
   return absl::StrFormat("job-%012x", bits & 0xffffffffffffull);
 }
 
-uint64_t SearchSeed(const v1::Job& job) {
-  if (job.spec().seed() != 0) return job.spec().seed();
+uint64_t SearchSeed(const Job& job) {
+  if (job.spec.seed != 0) return job.spec.seed;
   uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : job.id()) h = (h ^ c) * 1099511628211ull;
+  for (unsigned char c : job.id) h = (h ^ c) * 1099511628211ull;
   return h;
 }
 

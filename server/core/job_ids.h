@@ -4,13 +4,13 @@
 #include <cstdint>
 #include <string>
 
-#include "proto/tuneforge.pb.h"
+#include "server/domain/job.h"
 
 namespace tuneforge::server {
 
 // "job-0123456789ab": random, safe to call from concurrent submits.
 std::string NewJobId();
 // The spec's seed, or one derived from the job id (reproducible per job).
-uint64_t SearchSeed(const v1::Job& job);
+uint64_t SearchSeed(const Job& job);
 
 }  // namespace tuneforge::server

@@ -13,71 +13,71 @@
 namespace tuneforge::server {
 
 absl::Status JobManagerImpl::Resume() {
-  absl::StatusOr<std::vector<v1::Job>> jobs = store_->LoadJobs();
+  absl::StatusOr<std::vector<Job>> jobs = store_->LoadJobs();
   if (!jobs.ok()) return jobs.status();
-  for (v1::Job& job : *jobs) {
+  for (Job& job : *jobs) {
     auto rt = std::make_unique<JobRuntime>();
     rt->job = std::move(job);
     if (!rt->finished()) {
       if (absl::Status s = RestoreJob(*store_, search_, *dispatcher_, rt.get()); !s.ok()) {
-        rt->job.set_state(v1::JOB_STATE_FAILED);
-        rt->job.set_error(absl::StrCat("could not resume after a restart: ", s.message()));
+        rt->job.state = JobState::kFailed;
+        rt->job.error = absl::StrCat("could not resume after a restart: ", s.message());
         rt->dirty = true;
       }
     }
-    jobs_[rt->job.id()] = std::move(rt);
+    jobs_[rt->job.id] = std::move(rt);
   }
   search_thread_ = std::thread([this] { SearchLoop(); });
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::Job> JobManagerImpl::Submit(const v1::JobSpec& spec) {
+absl::StatusOr<Job> JobManagerImpl::Submit(const JobSpec& spec) {
   absl::StatusOr<std::vector<te::Workload>> parsed = CheckJobSpec(spec);
   if (!parsed.ok()) return parsed.status();
   auto rt = std::make_unique<JobRuntime>();
-  rt->job.set_id(NewJobId());
-  *rt->job.mutable_spec() = spec;
+  rt->job.id = NewJobId();
+  rt->job.spec = spec;
   // Queued until a worker with its device key is there; then jobs run at
   // once, sharing the workers round-robin.
-  rt->job.set_state(v1::JOB_STATE_QUEUED);
-  rt->job.set_trials_total(spec.trials());
-  rt->job.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
-  rt->job.set_updated_unix_ms(rt->job.created_unix_ms());
+  rt->job.state = JobState::kQueued;
+  rt->job.trials_total = spec.trials;
+  rt->job.created_unix_ms = absl::ToUnixMillis(absl::Now());
+  rt->job.updated_unix_ms = rt->job.created_unix_ms;
   rt->workloads = *std::move(parsed);
-  for (int i = 0; i < spec.workloads_size(); ++i)
-    if (absl::Status s = store_->SaveWorkload(rt->workloads[i].dag->workload_key(), spec.workloads(i),
+  for (size_t i = 0; i < spec.workloads.size(); ++i)
+    if (absl::Status s = store_->SaveWorkload(rt->workloads[i].dag->workload_key(), spec.workloads[i],
                                               rt->workloads[i].dag->flops());
         !s.ok())
       return s;
   if (absl::Status s = store_->SaveJob(rt->job); !s.ok()) return s;
   if (absl::Status s = search_.Start(rt.get(), {}); !s.ok()) return s;
-  v1::Job out = rt->job;
+  Job out = rt->job;
   {
     std::lock_guard<std::mutex> lock(mu_);
     rt->message = "submitted";
-    jobs_[out.id()] = std::move(rt);
+    jobs_[out.id] = std::move(rt);
   }
   cv_.notify_all();
   return out;
 }
 
-absl::StatusOr<v1::Job> JobManagerImpl::Get(const std::string& id) const {
+absl::StatusOr<Job> JobManagerImpl::Get(const std::string& id) const {
   std::lock_guard<std::mutex> lock(mu_);
   const JobRuntime* rt = Find(id);
   if (!rt) return Unknown(id);
   return rt->job;
 }
 
-absl::StatusOr<v1::Job> JobManagerImpl::Cancel(const std::string& id) {
-  v1::Job out;
+absl::StatusOr<Job> JobManagerImpl::Cancel(const std::string& id) {
+  Job out;
   {
     std::lock_guard<std::mutex> lock(mu_);
     JobRuntime* rt = Find(id);
     if (!rt) return Unknown(id);
     if (rt->finished())
       return absl::FailedPreconditionError(
-          absl::StrCat("job '", id, "' is already ", JobStateName(rt->job.state()), "; nothing to cancel"));
-    FinishJob(rt, v1::JOB_STATE_CANCELLED, "cancelled");
+          absl::StrCat("job '", id, "' is already ", JobStateName(rt->job.state), "; nothing to cancel"));
+    FinishJob(rt, JobState::kCancelled, "cancelled");
     out = rt->job;
   }
   dispatcher_->DropJob(id);
@@ -86,13 +86,13 @@ absl::StatusOr<v1::Job> JobManagerImpl::Cancel(const std::string& id) {
   return out;
 }
 
-std::vector<v1::Job> JobManagerImpl::List(v1::JobState state, int limit) const {
+std::vector<Job> JobManagerImpl::List(JobState state, int limit) const {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<v1::Job> out;
+  std::vector<Job> out;
   for (const auto& [id, rt] : jobs_)
-    if (state == v1::JOB_STATE_UNSPECIFIED || rt->job.state() == state) out.push_back(rt->job);
-  std::sort(out.begin(), out.end(), [](const v1::Job& a, const v1::Job& b) {
-    return a.created_unix_ms() != b.created_unix_ms() ? a.created_unix_ms() > b.created_unix_ms() : a.id() < b.id();
+    if (state == JobState::kUnspecified || rt->job.state == state) out.push_back(rt->job);
+  std::sort(out.begin(), out.end(), [](const Job& a, const Job& b) {
+    return a.created_unix_ms != b.created_unix_ms ? a.created_unix_ms > b.created_unix_ms : a.id < b.id;
   });
   if (limit > 0 && static_cast<int>(out.size()) > limit) out.resize(limit);
   return out;
@@ -106,9 +106,9 @@ absl::StatusOr<JobUpdate> JobManagerImpl::WaitForUpdate(const std::string& id, u
   cv_.wait_for(lock, std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout)),
                [&] { return stopping_ || rt->version > after_version || rt->finished(); });
   JobUpdate u;
-  *u.progress.mutable_job() = rt->job;
-  u.progress.set_message(rt->message);
-  u.progress.set_eta_s(rt->finished() ? 0 : rt->EtaSeconds());
+  u.progress.job = rt->job;
+  u.progress.message = rt->message;
+  u.progress.eta_s = rt->finished() ? 0 : rt->EtaSeconds();
   u.version = rt->version;
   u.finished = rt->finished();
   return u;
@@ -119,7 +119,7 @@ void JobManagerImpl::OnResults(const std::vector<MeasuredResult>& results) {
   // read back from the store (committed before this call).
   std::map<std::string, JobTotals> retimed_jobs;
   for (const MeasuredResult& r : results) {
-    const std::string& job_id = r.record.job_id();
+    const std::string& job_id = r.record.job_id;
     if (!r.is_retime() || retimed_jobs.contains(job_id)) continue;
     if (absl::StatusOr<JobTotals> totals = store_->Totals(job_id); totals.ok())
       retimed_jobs[job_id] = *std::move(totals);
@@ -127,7 +127,7 @@ void JobManagerImpl::OnResults(const std::vector<MeasuredResult>& results) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const MeasuredResult& r : results)
-      if (JobRuntime* rt = Find(r.record.job_id()); rt && !rt->finished()) AccountResult(rt, r);
+      if (JobRuntime* rt = Find(r.record.job_id); rt && !rt->finished()) AccountResult(rt, r);
     for (const auto& [job_id, totals] : retimed_jobs)
       if (JobRuntime* rt = Find(job_id); rt && !rt->finished()) TakeTotals(rt, totals);
   }
@@ -155,7 +155,7 @@ JobRuntime* JobManagerImpl::Find(const std::string& id) const {
 }
 
 void JobManagerImpl::SaveDirty() {
-  std::vector<v1::Job> dirty;
+  std::vector<Job> dirty;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [id, rt] : jobs_)
@@ -164,7 +164,7 @@ void JobManagerImpl::SaveDirty() {
         rt->dirty = false;
       }
   }
-  for (const v1::Job& job : dirty) (void)store_->SaveJob(job);  // progress is re-derived on restart
+  for (const Job& job : dirty) (void)store_->SaveJob(job);  // progress is re-derived on restart
 }
 
 absl::StatusOr<std::unique_ptr<JobManager>> JobManager::Create(RecordStore* store, Dispatcher* dispatcher,

@@ -14,9 +14,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "proto/tuneforge.pb.h"
 #include "search/task_scheduler/task_scheduler.h"
 #include "server/core/dispatcher.h"
+#include "server/domain/job.h"
 #include "server/record_store/record_store.h"
 
 namespace tuneforge::server {
@@ -27,7 +27,7 @@ struct JobManagerOptions {
 };
 
 struct JobUpdate {
-  v1::JobProgress progress;
+  JobProgress progress;
   uint64_t version = 0;  // pass back to wait for the next change
   bool finished = false;  // done, failed or cancelled: no more updates
 };
@@ -42,12 +42,12 @@ class JobManager : public ResultSink {
   // Validates the spec (every workload parses, trials >= 1, a device key,
   // a known policy, sane measure options): INVALID_ARGUMENT naming the
   // field ("spec.workloads[1].spec: unknown op 'matmull' ...").
-  virtual absl::StatusOr<v1::Job> Submit(const v1::JobSpec& spec) = 0;
+  virtual absl::StatusOr<Job> Submit(const JobSpec& spec) = 0;
   // NOT_FOUND for an unknown id.
-  virtual absl::StatusOr<v1::Job> Get(const std::string& id) const = 0;
+  virtual absl::StatusOr<Job> Get(const std::string& id) const = 0;
   // Cancelling a finished job is FAILED_PRECONDITION.
-  virtual absl::StatusOr<v1::Job> Cancel(const std::string& id) = 0;
-  virtual std::vector<v1::Job> List(v1::JobState state, int limit) const = 0;
+  virtual absl::StatusOr<Job> Cancel(const std::string& id) = 0;
+  virtual std::vector<Job> List(JobState state, int limit) const = 0;  // kUnspecified: all
   // The job's state now if it changed after `after_version` (0: at once),
   // else waits up to `timeout` for a change.
   virtual absl::StatusOr<JobUpdate> WaitForUpdate(const std::string& id, uint64_t after_version,

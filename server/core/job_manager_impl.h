@@ -31,10 +31,10 @@ class JobManagerImpl : public JobManager {
   // Loads the store's jobs, resumes the unfinished ones, starts the search thread.
   absl::Status Resume();
 
-  absl::StatusOr<v1::Job> Submit(const v1::JobSpec& spec) override;
-  absl::StatusOr<v1::Job> Get(const std::string& id) const override;
-  absl::StatusOr<v1::Job> Cancel(const std::string& id) override;
-  std::vector<v1::Job> List(v1::JobState state, int limit) const override;
+  absl::StatusOr<Job> Submit(const JobSpec& spec) override;
+  absl::StatusOr<Job> Get(const std::string& id) const override;
+  absl::StatusOr<Job> Cancel(const std::string& id) override;
+  std::vector<Job> List(JobState state, int limit) const override;
   absl::StatusOr<JobUpdate> WaitForUpdate(const std::string& id, uint64_t after_version,
                                           absl::Duration timeout) const override;
   void OnResults(const std::vector<MeasuredResult>& results) override;

@@ -12,7 +12,7 @@ namespace tuneforge::server {
 
 // A job ends: done, failed or cancelled. Its policies are freed later by the
 // search thread, which may be using them.
-void FinishJob(JobRuntime* rt, v1::JobState state, const std::string& message);
+void FinishJob(JobRuntime* rt, JobState state, const std::string& message);
 // A queued job got a worker (or its first result).
 void MarkRunning(JobRuntime* rt);
 // One stored result of the job: a trial (counted, fed back to its policy,
@@ -22,9 +22,9 @@ void MarkRunning(JobRuntime* rt);
 void AccountResult(JobRuntime* rt, const MeasuredResult& result);
 // The job's errors and best as the store has them (after a re-timing).
 void TakeTotals(JobRuntime* rt, const JobTotals& totals);
-void SetBest(JobRuntime* rt, const v1::Record& record);
+void SetBest(JobRuntime* rt, const Record& record);
 // Adds a round's search cost; the last round is the last one that proposed
 // candidates (not one that only re-times at the end).
-void AddSearchCost(JobRuntime* rt, const v1::SearchCost& round, bool proposed);
+void AddSearchCost(JobRuntime* rt, const SearchCost& round, bool proposed);
 
 }  // namespace tuneforge::server

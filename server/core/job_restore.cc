@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
-#include "common/schedule/schedule_proto.h"
 #include "server/core/job_progress.h"
 #include "server/core/job_spec_check.h"
 
@@ -22,39 +21,38 @@ int64_t TaskSeq(const std::string& task_id) {
 }  // namespace
 
 absl::Status RestoreJob(RecordStore& store, JobSearch& search, Dispatcher& dispatcher, JobRuntime* rt) {
-  absl::StatusOr<std::vector<te::Workload>> parsed = CheckJobSpec(rt->job.spec());
+  absl::StatusOr<std::vector<te::Workload>> parsed = CheckJobSpec(rt->job.spec);
   if (!parsed.ok()) return parsed.status();
   rt->workloads = *std::move(parsed);
-  absl::StatusOr<JobTotals> totals = store.Totals(rt->job.id());
+  absl::StatusOr<JobTotals> totals = store.Totals(rt->job.id);
   if (!totals.ok()) return totals.status();
-  rt->job.set_trials_done(static_cast<int32_t>(totals->trials));
-  rt->job.set_errors(static_cast<int32_t>(totals->errors));
+  rt->job.trials_done = static_cast<int>(totals->trials);
+  rt->job.errors = static_cast<int>(totals->errors);
   if (totals->best) SetBest(rt, *totals->best);
-  absl::StatusOr<std::vector<TaskRow>> pending = store.PendingTasks(rt->job.id());
+  absl::StatusOr<std::vector<TaskRow>> pending = store.PendingTasks(rt->job.id);
   if (!pending.ok()) return pending.status();
   rt->issued = totals->trials;
-  for (const TaskRow& t : *pending) rt->issued += t.task.retime_of().empty() ? 1 : 0;
+  for (const TaskRow& t : *pending) rt->issued += t.task.retime_of.empty() ? 1 : 0;
   rt->next_seq = rt->issued + static_cast<int64_t>(pending->size());
   for (const TaskRow& t : *pending) rt->next_seq = std::max(rt->next_seq, TaskSeq(t.task_id) + 1);
   std::vector<std::vector<std::string>> measured;
   for (const te::Workload& w : rt->workloads) {
     absl::StatusOr<std::vector<std::string>> m =
-        store.MeasuredSchedules(w.dag->workload_key(), rt->job.spec().device_key());
+        store.MeasuredSchedules(w.dag->workload_key(), rt->job.spec.device_key);
     measured.push_back(m.ok() ? *m : std::vector<std::string>{});
   }
   for (const TaskRow& t : *pending) {  // pending ones are not proposed again either
     for (size_t i = 0; i < rt->workloads.size(); ++i)
       if (rt->workloads[i].dag->workload_key() == t.workload_key) {
-        absl::StatusOr<schedule::Schedule> s = schedule::ScheduleFromProto(t.task.schedule());
-        if (s.ok()) measured[i].push_back(schedule::ScheduleToJsonText(*s, -1));
+        measured[i].push_back(schedule::ScheduleToJsonText(t.task.schedule, -1));
       }
   }
   if (absl::Status s = search.Start(rt, measured); !s.ok()) return s;
-  rt->job.set_state(v1::JOB_STATE_QUEUED);  // until its workers register again
-  rt->message = absl::StrCat("resumed after a restart at ", rt->job.trials_done(), "/",
-                             rt->job.trials_total(), " trials");
-  if (rt->job.trials_done() >= rt->job.trials_total()) {
-    FinishJob(rt, v1::JOB_STATE_DONE, "done");
+  rt->job.state = JobState::kQueued;  // until its workers register again
+  rt->message = absl::StrCat("resumed after a restart at ", rt->job.trials_done, "/", rt->job.trials_total,
+                             " trials");
+  if (rt->job.trials_done >= rt->job.trials_total) {
+    FinishJob(rt, JobState::kDone, "done");
   } else {
     dispatcher.EnqueueAfterRestart(*std::move(pending));
   }

@@ -10,14 +10,14 @@
 
 #include "absl/time/time.h"
 #include "common/te/workload.h"
-#include "proto/tuneforge.pb.h"
+#include "server/domain/job.h"
 #include "search/search_policy.h"
 #include "search/task_scheduler/task_scheduler.h"
 
 namespace tuneforge::server {
 
 struct JobRuntime {
-  v1::Job job;
+  Job job;
   std::vector<te::Workload> workloads;  // parsed spec.workloads
   std::vector<std::unique_ptr<search::SearchPolicy>> policies;  // one per workload
   std::vector<std::vector<search::MeasuredCandidate>> feedback;  // per workload, for the next round
@@ -34,17 +34,12 @@ struct JobRuntime {
   std::string message;
   bool dirty = false;     // job changed since last saved
 
-  bool finished() const {
-    return job.state() == v1::JOB_STATE_DONE || job.state() == v1::JOB_STATE_FAILED ||
-           job.state() == v1::JOB_STATE_CANCELLED;
-  }
+  bool finished() const { return job.finished(); }
   int batch_size() const;
   // Seconds to completion from the rate so far, -1 when unknown.
   double EtaSeconds() const;
   // "round 3: 192/200 trials, best 812.3 GFLOPS (1.234 ms), 2 errors, 4 re-timed".
   std::string ProgressLine() const;
 };
-
-const char* JobStateName(v1::JobState state);
 
 }  // namespace tuneforge::server

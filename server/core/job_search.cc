@@ -4,17 +4,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
-#include "common/schedule/schedule_proto.h"
 #include "server/core/job_ids.h"
 #include "server/core/retiming.h"
 
 namespace tuneforge::server {
 
 absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std::string>>& measured) {
-  absl::StatusOr<search::PolicyKind> kind = search::ParsePolicy(rt->job.spec().policy());
+  absl::StatusOr<search::PolicyKind> kind = search::ParsePolicy(rt->job.spec.policy);
   if (!kind.ok()) return kind.status();
   uint64_t seed = SearchSeed(rt->job);
-  const std::string& device_key = rt->job.spec().device_key();
+  const std::string& device_key = rt->job.spec.device_key;
   // A key not of the ARCH-ISA-Nc form (a custom one) tunes with defaults.
   search::HardwareParams hw = search::HardwareParamsFromDeviceKey(device_key).value_or(search::HardwareParams{});
   std::shared_ptr<search::SharedCostModel> model;
@@ -36,7 +35,7 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
   }
   rt->scheduler = search::MakeTaskScheduler(scheduler_);
   rt->started = absl::Now();
-  rt->trials_at_start = rt->job.trials_done();
+  rt->trials_at_start = rt->job.trials_done;
   return absl::OkStatus();
 }
 
@@ -53,37 +52,37 @@ PlannedRound JobSearch::Next(JobRuntime* rt, std::vector<std::vector<search::Mea
     rt->policies[i]->Update(feedback[i]);
     learned = true;
   }
-  round.cost.set_learn_seconds(absl::ToDoubleSeconds(absl::Now() - t));
-  if (learned) (void)cost_models_->Save(rt->job.spec().device_key());  // a restart retrains from records
+  round.cost.learn_seconds = absl::ToDoubleSeconds(absl::Now() - t);
+  if (learned) (void)cost_models_->Save(rt->job.spec.device_key);  // a restart retrains from records
   round.tasks = RetimeTasks(rt);
   round.retimes = round.tasks.size();
   t = absl::Now();
   if (want > 0)
     for (TaskRow& task : ProposeTasks(rt, want, &round.cost)) round.tasks.push_back(std::move(task));
-  round.cost.set_propose_seconds(absl::ToDoubleSeconds(absl::Now() - t));
+  round.cost.propose_seconds = absl::ToDoubleSeconds(absl::Now() - t);
   return round;
 }
 
 std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
   std::vector<TaskRow> tasks;
-  const int top = RetimeTop(rt->job.spec());
+  const int top = RetimeTop(rt->job.spec);
   for (size_t w = 0; w < rt->workloads.size(); ++w) {
-    absl::StatusOr<std::vector<v1::Record>> records = RecordsToRetime(
-        *store_, rt->job.id(), rt->workloads[w].dag->workload_key(), top, rt->retime_issued);
+    absl::StatusOr<std::vector<Record>> records = RecordsToRetime(
+        *store_, rt->job.id, rt->workloads[w].dag->workload_key(), top, rt->retime_issued);
     if (!records.ok()) continue;  // re-timing is a refinement: the job goes on
-    for (const v1::Record& r : *records) {
-      absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json());
+    for (const Record& r : *records) {
+      absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json);
       if (!s.ok()) continue;
       TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
-      row.task.set_retime_of(r.task_id());
-      rt->retime_issued.insert(r.task_id());
+      row.task.retime_of = r.task_id;
+      rt->retime_issued.insert(r.task_id);
       tasks.push_back(std::move(row));
     }
   }
   return tasks;
 }
 
-std::vector<TaskRow> JobSearch::ProposeTasks(JobRuntime* rt, int want, v1::SearchCost* cost) {
+std::vector<TaskRow> JobSearch::ProposeTasks(JobRuntime* rt, int want, SearchCost* cost) {
   std::vector<TaskRow> tasks;
   int n = static_cast<int>(rt->workloads.size());
   // The scheduler picks a workload per share; one that has no new
@@ -94,7 +93,7 @@ std::vector<TaskRow> JobSearch::ProposeTasks(JobRuntime* rt, int want, v1::Searc
     std::vector<std::vector<schedule::Step>> proposed = rt->policies[w]->Propose(std::max(1, share));
     rt->tasks[w].exhausted = proposed.empty();
     for (std::vector<schedule::Step>& steps : proposed) tasks.push_back(MakeTask(rt, w, std::move(steps)));
-    cost->set_programs_scored(cost->programs_scored() + rt->policies[w]->ProgramsScoredLastPropose());
+    cost->programs_scored += rt->policies[w]->ProgramsScoredLastPropose();
   }
   if (static_cast<int>(tasks.size()) > want) tasks.resize(want);
   return tasks;
@@ -103,17 +102,16 @@ std::vector<TaskRow> JobSearch::ProposeTasks(JobRuntime* rt, int want, v1::Searc
 TaskRow JobSearch::MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> steps) {
   const te::Workload& wl = rt->workloads[w];
   TaskRow row;
-  row.task_id = absl::StrCat(rt->job.id(), "-t", rt->next_seq++);
-  row.job_id = rt->job.id();
-  row.device_key = rt->job.spec().device_key();
+  row.task_id = absl::StrCat(rt->job.id, "-t", rt->next_seq++);
+  row.job_id = rt->job.id;
+  row.device_key = rt->job.spec.device_key;
   row.workload_key = wl.dag->workload_key();
-  v1::MeasureTask& t = row.task;
-  t.set_task_id(row.task_id);
-  *t.mutable_workload() = rt->job.spec().workloads(w);
-  t.set_workload_key(row.workload_key);
-  schedule::Schedule s{schedule::kScheduleVersion, wl.spec, row.workload_key, std::move(steps)};
-  *t.mutable_schedule() = schedule::ScheduleToProto(s);
-  *t.mutable_measure() = rt->job.spec().measure();
+  MeasureTask& t = row.task;
+  t.task_id = row.task_id;
+  t.workload = rt->job.spec.workloads[w];
+  t.workload_key = row.workload_key;
+  t.schedule = schedule::Schedule{schedule::kScheduleVersion, wl.spec, row.workload_key, std::move(steps)};
+  t.measure = rt->job.spec.measure;
   ++rt->tasks[w].trials;
   return row;
 }

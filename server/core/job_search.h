@@ -19,7 +19,7 @@ namespace tuneforge::server {
 struct PlannedRound {
   std::vector<TaskRow> tasks;  // re-timings first, then new candidates
   size_t retimes = 0;
-  v1::SearchCost cost;
+  SearchCost cost;
 };
 
 class JobSearch {
@@ -38,7 +38,7 @@ class JobSearch {
   // Re-timings of the job's fastest programs timed once (reads the store).
   std::vector<TaskRow> RetimeTasks(JobRuntime* rt);
   // `cost` counts the programs the policies' cost models scored.
-  std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want, v1::SearchCost* cost);
+  std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want, SearchCost* cost);
   TaskRow MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> steps);
 
   RecordStore* store_;

@@ -17,7 +17,7 @@ void JobManagerImpl::SearchLoop() {
     if (stopping_) break;
     std::vector<JobRuntime*> ready;
     for (auto& [id, rt] : jobs_) {
-      if (rt->job.state() == v1::JOB_STATE_QUEUED && dispatcher_->HasWorkerFor(rt->job.spec().device_key()))
+      if (rt->job.state == JobState::kQueued && dispatcher_->HasWorkerFor(rt->job.spec.device_key))
         MarkRunning(rt.get());
       if (rt->finished()) {
         rt->policies.clear();
@@ -36,7 +36,7 @@ void JobManagerImpl::SearchLoop() {
 void JobManagerImpl::NextRound(JobRuntime* rt, std::unique_lock<std::mutex>& lock) {
   std::vector<std::vector<search::MeasuredCandidate>> feedback(rt->policies.size());
   for (size_t i = 0; i < rt->policies.size(); ++i) feedback[i].swap(rt->feedback[i]);
-  int want = static_cast<int>(std::min<int64_t>(rt->batch_size(), rt->job.trials_total() - rt->issued));
+  int want = static_cast<int>(std::min<int64_t>(rt->batch_size(), rt->job.trials_total - rt->issued));
   // Policies are only touched by this thread; the job cannot disappear.
   // Learning (features, retraining) and proposing take seconds: not under
   // the lock that RPCs need.
@@ -47,14 +47,14 @@ void JobManagerImpl::NextRound(JobRuntime* rt, std::unique_lock<std::mutex>& loc
   AddSearchCost(rt, round.cost, round.tasks.size() > round.retimes);
   if (rt->finished()) return;  // cancelled meanwhile
   if (!saved.ok()) {
-    FinishJob(rt, v1::JOB_STATE_FAILED, absl::StrCat("storing tasks failed: ", saved.message()));
-    rt->job.set_error(std::string(saved.message()));
+    FinishJob(rt, JobState::kFailed, absl::StrCat("storing tasks failed: ", saved.message()));
+    rt->job.error = std::string(saved.message());
     cv_.notify_all();
     return;
   }
   if (round.tasks.empty()) {
     // Trials left to issue but nothing new proposed: the search ran dry.
-    FinishJob(rt, v1::JOB_STATE_DONE,
+    FinishJob(rt, JobState::kDone,
               want > 0 ? "the search found no new candidates (search space exhausted)" : "done");
     cv_.notify_all();
     return;

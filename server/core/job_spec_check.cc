@@ -18,38 +18,38 @@ absl::Status CheckRange(const char* field, double value, double lo, double hi) {
   return absl::OkStatus();
 }
 
-absl::Status CheckMeasure(const v1::MeasureOptions& m) {
-  for (absl::Status s : {CheckRange("number", m.number(), 0, 1e6), CheckRange("repeat", m.repeat(), 0, 1000),
-                         CheckRange("min_repeat_ms", m.min_repeat_ms(), 0, 60000),
-                         CheckRange("threads", m.threads(), 0, 4096),
-                         CheckRange("timeout_s", m.timeout_s(), 0, 86400)})
+absl::Status CheckMeasure(const measure::MeasureOptions& m) {
+  for (absl::Status s : {CheckRange("number", m.number, 0, 1e6), CheckRange("repeat", m.repeat, 0, 1000),
+                         CheckRange("min_repeat_ms", m.min_repeat_ms, 0, 60000),
+                         CheckRange("threads", m.threads, 0, 4096),
+                         CheckRange("timeout_s", m.timeout_s, 0, 86400)})
     if (!s.ok()) return s;
   return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const v1::JobSpec& spec) {
-  if (spec.workloads_size() == 0)
+absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec) {
+  if (spec.workloads.empty())
     return Bad("spec.workloads: give at least one workload (a spec like matmul:M=64,N=64,K=64 or a definition)");
-  if (spec.workloads_size() > kMaxWorkloadsPerJob)
+  if (spec.workloads.size() > static_cast<size_t>(kMaxWorkloadsPerJob))
     return Bad(absl::StrCat("spec.workloads: at most ", kMaxWorkloadsPerJob, " workloads per job, got ",
-                            spec.workloads_size(), "; split them over several jobs"));
-  if (spec.device_key().empty())
+                            spec.workloads.size(), "; split them over several jobs"));
+  if (spec.device_key.empty())
     return Bad("spec.device_key: say which device key to measure on ('tuneforge workers' lists them)");
-  if (spec.trials() < 1) return Bad(absl::StrCat("spec.trials must be >= 1, got ", spec.trials()));
-  if (spec.batch_size() < 0 || spec.batch_size() > 4096)
+  if (spec.trials < 1) return Bad(absl::StrCat("spec.trials must be >= 1, got ", spec.trials));
+  if (spec.batch_size < 0 || spec.batch_size > 4096)
     return Bad(absl::StrCat("spec.batch_size must be in [0, 4096] (0: ", kDefaultBatchSize, "), got ",
-                            spec.batch_size()));
-  if (absl::StatusOr<search::PolicyKind> p = search::ParsePolicy(spec.policy()); !p.ok())
+                            spec.batch_size));
+  if (absl::StatusOr<search::PolicyKind> p = search::ParsePolicy(spec.policy); !p.ok())
     return Bad(absl::StrCat("spec.policy: ", p.status().message()));
-  if (spec.retime_top() < -1 || spec.retime_top() > kMaxRetimeTop)
+  if (spec.retime_top < -1 || spec.retime_top > kMaxRetimeTop)
     return Bad(absl::StrCat("spec.retime_top must be in [-1, ", kMaxRetimeTop, "] (0: ", kDefaultRetimeTop,
-                            ", -1: no re-timing), got ", spec.retime_top()));
-  if (absl::Status s = CheckMeasure(spec.measure()); !s.ok()) return s;
+                            ", -1: no re-timing), got ", spec.retime_top));
+  if (absl::Status s = CheckMeasure(spec.measure); !s.ok()) return s;
   std::vector<te::Workload> parsed;
-  for (int i = 0; i < spec.workloads_size(); ++i) {
-    absl::StatusOr<te::Workload> w = ParseWorkloadProto(spec.workloads(i));
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    absl::StatusOr<te::Workload> w = measure::ParseWorkloadSource(spec.workloads[i]);
     if (!w.ok()) return Bad(absl::StrCat("spec.workloads[", i, "]: ", w.status().message()));
     parsed.push_back(*std::move(w));
   }

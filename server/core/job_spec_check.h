@@ -7,12 +7,12 @@
 
 #include "absl/status/statusor.h"
 #include "common/te/workload.h"
-#include "proto/tuneforge.pb.h"
+#include "server/domain/job.h"
 #include "server/core/service_constants.h"
 
 namespace tuneforge::server {
 
 // Errors are INVALID_ARGUMENT: "spec.trials must be >= 1, got 0".
-absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const v1::JobSpec& spec);
+absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec);
 
 }  // namespace tuneforge::server

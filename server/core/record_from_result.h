@@ -3,17 +3,18 @@
 
 #include <string>
 
-#include "proto/tuneforge.pb.h"
+#include "measure/measure_types.h"
+#include "server/domain/record.h"
+#include "server/domain/task.h"
 
 namespace tuneforge::server {
 
 // `flops` of the workload turns the median time into GFLOPS (0 on error).
-v1::Record MakeRecord(const v1::MeasureTask& task, const std::string& job_id,
-                      const std::string& device_key, const std::string& worker_id,
-                      const std::string& workload_label, double flops,
-                      const v1::MeasureResult& result);
+Record MakeRecord(const MeasureTask& task, const std::string& job_id, const std::string& device_key,
+                  const std::string& worker_id, const std::string& workload_label, double flops,
+                  const measure::MeasureResult& result);
 
-// The record of a task that never got a result (every lease of it lost).
-v1::MeasureResult LostResult(const std::string& task_id, int attempts);
+// The result of a task that never got one (every lease of it lost).
+measure::MeasureResult LostResult(int attempts);
 
 }  // namespace tuneforge::server

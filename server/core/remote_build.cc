@@ -3,7 +3,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/codegen/target.h"
-#include "common/schedule/schedule_proto.h"
 #include "measure/build_service.h"
 #include "measure/builder.h"
 #include "measure/builder_pool.h"
@@ -12,27 +11,20 @@
 namespace tuneforge::server {
 namespace {
 
-codegen::Target DeviceTarget(const v1::DeviceInfo& d) {
+codegen::Target DeviceTarget(const DeviceInfo& d) {
   codegen::Target t;
-  t.triple = d.triple();
-  t.cpu = d.cpu();
-  t.features = d.features();
-  t.num_cores = std::max(1, d.cores());
-  if (d.l1_bytes() > 0) t.l1_bytes = d.l1_bytes();
-  if (d.l2_bytes() > 0) t.l2_bytes = d.l2_bytes();
-  t.l3_bytes = d.l3_bytes();
+  t.triple = d.triple;
+  t.cpu = d.cpu;
+  t.features = d.features;
+  t.num_cores = std::max(1, d.cores);
+  if (d.l1_bytes > 0) t.l1_bytes = d.l1_bytes;
+  if (d.l2_bytes > 0) t.l2_bytes = d.l2_bytes;
+  t.l3_bytes = d.l3_bytes;
   return t;
 }
 
-void ToProto(const measure::BuiltKernel& k, v1::BuiltKernel* out) {
-  out->set_symbol(k.object.symbol);
-  out->set_triple(k.object.triple);
-  out->set_object(k.object.object);
-}
-
-std::vector<RemoteBuildResult> BuildForDevice(const v1::DeviceInfo& device, WorkloadCache& workloads,
-                                              measure::BuilderPool& builders,
-                                              std::vector<v1::MeasureTask*>& tasks) {
+std::vector<RemoteBuildResult> BuildForDevice(const DeviceInfo& device, WorkloadCache& workloads,
+                                              measure::BuilderPool& builders, std::vector<MeasureTask*>& tasks) {
   codegen::Target target = DeviceTarget(device);
   std::vector<RemoteBuildResult> results(tasks.size());
   // Every candidate, then one reference per workload: one pass over the
@@ -41,44 +33,40 @@ std::vector<RemoteBuildResult> BuildForDevice(const v1::DeviceInfo& device, Work
   std::vector<int> request_of(tasks.size(), -1);
   absl::flat_hash_map<std::string, int> reference_request;
   for (size_t i = 0; i < tasks.size(); ++i) {
-    absl::StatusOr<te::Workload> w = workloads.Get(tasks[i]->workload_key(), tasks[i]->workload());
-    absl::StatusOr<schedule::Schedule> s = schedule::ScheduleFromProto(tasks[i]->schedule());
-    if (!w.ok() || !s.ok()) {
-      results[i] = {"invalid_schedule", std::string(!w.ok() ? w.status().message() : s.status().message())};
+    absl::StatusOr<te::Workload> w = workloads.Get(tasks[i]->workload_key, tasks[i]->workload);
+    if (!w.ok()) {
+      results[i] = {measure::MeasureErrorKind::kInvalidSchedule, std::string(w.status().message())};
       continue;
     }
-    const v1::Workload& given = tasks[i]->workload();
-    measure::WorkloadSource source{given.spec(), given.definition(), given.name()};
-    const std::string& key = tasks[i]->workload_key();
+    const std::string& key = tasks[i]->workload_key;
     request_of[i] = static_cast<int>(requests.size());
-    requests.push_back(measure::MakeBuildRequest(source, key, s->steps, target));
+    requests.push_back(measure::MakeBuildRequest(tasks[i]->workload, key, tasks[i]->schedule.steps, target));
     reference_request.try_emplace(key, -1);  // numbered below, after the candidates
   }
   std::vector<std::string> reference_keys;
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (request_of[i] < 0) continue;
-    const std::string& key = tasks[i]->workload_key();
+    const std::string& key = tasks[i]->workload_key;
     if (reference_request[key] >= 0) continue;
     reference_request[key] = static_cast<int>(requests.size());
-    const v1::Workload& given = tasks[i]->workload();
-    requests.push_back(measure::MakeBuildRequest({given.spec(), given.definition(), given.name()}, key, {}, target));
+    requests.push_back(measure::MakeBuildRequest(tasks[i]->workload, key, {}, target));
   }
   std::vector<measure::BuiltKernel> built = builders.Build(requests);
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (request_of[i] < 0) continue;
     const measure::BuiltKernel& k = built[request_of[i]];
     if (!k.ok()) {
-      results[i] = {measure::ErrorKindName(k.error_kind), k.error};
+      results[i] = {k.error_kind, k.error};
       continue;
     }
-    const measure::BuiltKernel& ref = built[reference_request.at(tasks[i]->workload_key())];
+    const measure::BuiltKernel& ref = built[reference_request.at(tasks[i]->workload_key)];
     if (!ref.ok()) {
-      results[i] = {"compile_error",
-                    absl::StrCat("building the reference for ", device.device_key(), " failed: ", ref.error)};
+      results[i] = {measure::MeasureErrorKind::kCompileError,
+                    absl::StrCat("building the reference for ", device.device_key, " failed: ", ref.error)};
       continue;
     }
-    ToProto(k, tasks[i]->mutable_candidate());
-    ToProto(ref, tasks[i]->mutable_reference());
+    tasks[i]->candidate = k.object;
+    tasks[i]->reference = ref.object;
   }
   return results;
 }
@@ -88,7 +76,7 @@ class PooledRemoteBuildService : public RemoteBuildService {
   PooledRemoteBuildService(WorkloadCache* workloads, double build_timeout_s)
       : workloads_(workloads), builders_(measure::RunnerChildConfig(measure::MeasureOptions{}), 0, build_timeout_s) {}
 
-  std::vector<RemoteBuildResult> Build(const v1::DeviceInfo& device, std::vector<v1::MeasureTask*>& tasks) override {
+  std::vector<RemoteBuildResult> Build(const DeviceInfo& device, std::vector<MeasureTask*>& tasks) override {
     return BuildForDevice(device, *workloads_, builders_, tasks);
   }
 

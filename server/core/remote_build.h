@@ -6,8 +6,10 @@
 #include <memory>
 #include <vector>
 
-#include "proto/tuneforge.pb.h"
+#include "measure/error_kind.h"
 #include "server/core/workload_cache.h"
+#include "server/domain/device.h"
+#include "server/domain/task.h"
 
 namespace tuneforge::server {
 
@@ -15,15 +17,16 @@ namespace tuneforge::server {
 // cannot be built keeps empty objects and gets an error kind: the
 // dispatcher records it as that task's result instead of shipping it.
 struct RemoteBuildResult {
-  std::string error_kind;  // "" when built
+  measure::MeasureErrorKind error_kind = measure::MeasureErrorKind::kNone;  // kNone: built
   std::string error;
+
+  bool built() const { return error_kind == measure::MeasureErrorKind::kNone; }
 };
 class RemoteBuildService {
  public:
   virtual ~RemoteBuildService() = default;
   // One result per task, in order; the built ones get their objects.
-  virtual std::vector<RemoteBuildResult> Build(const v1::DeviceInfo& device,
-                                               std::vector<v1::MeasureTask*>& tasks) = 0;
+  virtual std::vector<RemoteBuildResult> Build(const DeviceInfo& device, std::vector<MeasureTask*>& tasks) = 0;
 };
 
 // The builds run in builder processes (tuneforge-runner next to the server

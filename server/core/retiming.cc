@@ -4,26 +4,26 @@
 
 namespace tuneforge::server {
 
-int RetimeTop(const v1::JobSpec& spec) {
-  if (spec.retime_top() < 0) return 0;
-  return spec.retime_top() == 0 ? kDefaultRetimeTop : std::min(spec.retime_top(), kMaxRetimeTop);
+int RetimeTop(const JobSpec& spec) {
+  if (spec.retime_top < 0) return 0;
+  return spec.retime_top == 0 ? kDefaultRetimeTop : std::min(spec.retime_top, kMaxRetimeTop);
 }
 
-absl::StatusOr<std::vector<v1::Record>> RecordsToRetime(RecordStore& store, const std::string& job_id,
-                                                        const std::string& workload_key, int top,
-                                                        const std::set<std::string>& already_issued) {
-  if (top <= 0) return std::vector<v1::Record>{};
+absl::StatusOr<std::vector<Record>> RecordsToRetime(RecordStore& store, const std::string& job_id,
+                                                    const std::string& workload_key, int top,
+                                                    const std::set<std::string>& already_issued) {
+  if (top <= 0) return std::vector<Record>{};
   RecordFilter filter;
   filter.job_id = job_id;
   filter.workload_key = workload_key;
   filter.only_ok = true;
   filter.fastest_first = true;
   filter.limit = top;
-  absl::StatusOr<std::vector<v1::Record>> fastest = store.Query(filter);
+  absl::StatusOr<std::vector<Record>> fastest = store.Query(filter);
   if (!fastest.ok()) return fastest.status();
-  std::vector<v1::Record> once;
-  for (v1::Record& r : *fastest)
-    if (r.timings() <= 1 && !already_issued.contains(r.task_id())) once.push_back(std::move(r));
+  std::vector<Record> once;
+  for (Record& r : *fastest)
+    if (r.timings <= 1 && !already_issued.contains(r.task_id)) once.push_back(std::move(r));
   return once;
 }
 

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "proto/tuneforge.pb.h"
 #include "server/core/service_constants.h"
 #include "server/record_store/record_store.h"
 
@@ -18,14 +17,14 @@ namespace tuneforge::server {
 
 // How many of the fastest programs per workload the job re-times (spec
 // retime_top: 0 is the default, -1 none).
-int RetimeTop(const v1::JobSpec& spec);
+int RetimeTop(const JobSpec& spec);
 
 // The job's fastest `top` correct records of the workload, those of them
 // timed once and not in `already_issued` (task ids of records whose
 // re-timing was issued before: each is re-timed at most once, even when
 // its re-timing was lost with a worker).
-absl::StatusOr<std::vector<v1::Record>> RecordsToRetime(RecordStore& store, const std::string& job_id,
-                                                        const std::string& workload_key, int top,
-                                                        const std::set<std::string>& already_issued);
+absl::StatusOr<std::vector<Record>> RecordsToRetime(RecordStore& store, const std::string& job_id,
+                                                    const std::string& workload_key, int top,
+                                                    const std::set<std::string>& already_issued);
 
 }  // namespace tuneforge::server

@@ -26,8 +26,6 @@ inline constexpr int kMaxAttempts = 3;
 inline constexpr int kLeaseSlackMs = 30000;
 inline constexpr int kLeaseMsPerTimeoutS = 2000;
 inline constexpr int kLeaseBuildMs = 5000;
-// A task's timeout when its measure options leave it 0.
-inline constexpr double kDefaultTaskTimeoutS = 10;
 // How often expired leases and silent workers are looked for.
 inline constexpr int kReaperPeriodMs = 200;
 // After a restart, the pending tasks that were leased before it are not

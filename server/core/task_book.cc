@@ -5,10 +5,10 @@
 
 namespace tuneforge::server {
 
-int64_t LeaseBudgetMs(const std::vector<v1::MeasureTask>& tasks, int lease_slack_ms) {
+int64_t LeaseBudgetMs(const std::vector<MeasureTask>& tasks, int lease_slack_ms) {
   double budget_ms = lease_slack_ms;
-  for (const v1::MeasureTask& t : tasks) {
-    double timeout_s = t.measure().timeout_s() > 0 ? t.measure().timeout_s() : kDefaultTaskTimeoutS;
+  for (const MeasureTask& t : tasks) {
+    double timeout_s = t.measure.timeout_s > 0 ? t.measure.timeout_s : measure::MeasureOptions{}.timeout_s;
     budget_ms += kLeaseMsPerTimeoutS * timeout_s + kLeaseBuildMs;
   }
   return static_cast<int64_t>(budget_ms);
@@ -78,8 +78,8 @@ std::optional<LeaseGrant> TaskBook::Lease(const std::string& worker_id, const st
     lease.task_ids.insert(id);
     grant.tasks.push_back(t.row.task);
   }
-  grant.deadline_ms = now_ms + LeaseBudgetMs(grant.tasks, lease_slack_ms_);
-  lease.deadline_ms = grant.deadline_ms;
+  grant.deadline_unix_ms = now_ms + LeaseBudgetMs(grant.tasks, lease_slack_ms_);
+  lease.deadline_ms = grant.deadline_unix_ms;
   leases_.emplace(grant.lease_id, std::move(lease));
   return grant;
 }

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "proto/tuneforge.pb.h"
 #include "server/core/device_queues.h"
+#include "server/domain/worker.h"
 #include "server/record_store/record_store.h"
 
 namespace tuneforge::server {
@@ -29,12 +29,6 @@ struct LeaseEntry {
   int64_t deadline_ms = 0;
 };
 
-struct LeaseGrant {
-  std::string lease_id;
-  std::vector<v1::MeasureTask> tasks;
-  int64_t deadline_ms = 0;
-};
-
 // A task whose every lease ended without a result.
 struct LostTask {
   TaskEntry task;
@@ -43,7 +37,7 @@ struct LostTask {
 
 // How long a lease of these tasks may take (service_constants.h): the
 // slack plus each task's timeout-bounded runs and build.
-int64_t LeaseBudgetMs(const std::vector<v1::MeasureTask>& tasks, int lease_slack_ms);
+int64_t LeaseBudgetMs(const std::vector<MeasureTask>& tasks, int lease_slack_ms);
 
 class TaskBook {
  public:

@@ -7,7 +7,7 @@ namespace tuneforge::server {
 WorkerTable::WorkerTable(int64_t lost_after_ms, int64_t lost_listed_ms)
     : lost_after_ms_(lost_after_ms), lost_listed_ms_(lost_listed_ms), rng_(std::random_device{}()) {}
 
-std::string WorkerTable::Add(const v1::DeviceInfo& device, int64_t now_ms) {
+std::string WorkerTable::Add(const DeviceInfo& device, int64_t now_ms) {
   std::string id =
       absl::StrCat("w", ++counter_, "-", std::uniform_int_distribution<int>(0x1000, 0xffff)(rng_));
   workers_[id] = WorkerEntry{device, now_ms, 0, 0, {}};
@@ -33,13 +33,13 @@ bool WorkerTable::Alive(const WorkerEntry& w, int64_t now_ms) const {
 int64_t WorkerTable::IdleAlive(const std::string& device_key, int64_t now_ms) const {
   int64_t n = 0;
   for (const auto& [id, w] : workers_)
-    if (w.device.device_key() == device_key && w.leases.empty() && Alive(w, now_ms)) ++n;
+    if (w.device.device_key == device_key && w.leases.empty() && Alive(w, now_ms)) ++n;
   return n;
 }
 
 bool WorkerTable::HasWorkerFor(const std::string& device_key) const {
   for (const auto& [id, w] : workers_)
-    if (w.device.device_key() == device_key) return true;
+    if (w.device.device_key == device_key) return true;
   return false;
 }
 
@@ -50,12 +50,8 @@ std::vector<std::pair<std::string, WorkerEntry>> WorkerTable::TakeSilent(int64_t
       ++w;
       continue;
     }
-    v1::WorkerStatus s;
-    s.set_id(w->first);
-    *s.mutable_device() = w->second.device;
-    s.set_state("lost");
-    s.set_last_heartbeat_unix_ms(w->second.last_heartbeat_ms);
-    s.set_measured(w->second.measured);
+    WorkerStatus s{w->first, w->second.device, WorkerState::kLost, 0, w->second.last_heartbeat_ms,
+                   w->second.measured};
     lost_[w->first] = Lost{std::move(s), now_ms};
     gone.emplace_back(w->first, std::move(w->second));
     w = workers_.erase(w);
@@ -68,19 +64,12 @@ void WorkerTable::AgeOutLost(int64_t now_ms) {
     it = now_ms - it->second.lost_ms > lost_listed_ms_ ? lost_.erase(it) : std::next(it);
 }
 
-std::vector<v1::WorkerStatus> WorkerTable::List(
+std::vector<WorkerStatus> WorkerTable::List(
     int64_t now_ms, const std::function<int(const std::set<std::string>&)>& leased) const {
-  std::vector<v1::WorkerStatus> out;
-  for (const auto& [id, w] : workers_) {
-    v1::WorkerStatus s;
-    s.set_id(id);
-    *s.mutable_device() = w.device;
-    s.set_state(Alive(w, now_ms) ? "alive" : "lost");
-    s.set_leases(leased(w.leases));
-    s.set_last_heartbeat_unix_ms(w.last_heartbeat_ms);
-    s.set_measured(w.measured);
-    out.push_back(std::move(s));
-  }
+  std::vector<WorkerStatus> out;
+  for (const auto& [id, w] : workers_)
+    out.push_back({id, w.device, Alive(w, now_ms) ? WorkerState::kAlive : WorkerState::kLost, leased(w.leases),
+                   w.last_heartbeat_ms, w.measured});
   for (const auto& [id, lost] : lost_)
     if (now_ms - lost.lost_ms <= lost_listed_ms_) out.push_back(lost.status);
   return out;

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "proto/tuneforge.pb.h"
+#include "server/domain/worker.h"
 
 namespace tuneforge::server {
 
 struct WorkerEntry {
-  v1::DeviceInfo device;
+  DeviceInfo device;
   int64_t last_heartbeat_ms = 0;
   int waiting = 0;  // Lease calls long-polling now: the worker is clearly there
   int64_t measured = 0;
@@ -30,7 +30,7 @@ class WorkerTable {
   WorkerTable(int64_t lost_after_ms, int64_t lost_listed_ms);
 
   // Returns the new worker's id ("w3-1a2b").
-  std::string Add(const v1::DeviceInfo& device, int64_t now_ms);
+  std::string Add(const DeviceInfo& device, int64_t now_ms);
   WorkerEntry* Find(const std::string& id);
   const WorkerEntry* Find(const std::string& id) const;
   void Remove(const std::string& id);
@@ -49,12 +49,12 @@ class WorkerTable {
 
   // Every worker and the lost ones still listed; `leased` counts a worker's
   // tasks from its lease ids.
-  std::vector<v1::WorkerStatus> List(int64_t now_ms,
+  std::vector<WorkerStatus> List(int64_t now_ms,
                                      const std::function<int(const std::set<std::string>&)>& leased) const;
 
  private:
   struct Lost {
-    v1::WorkerStatus status;
+    WorkerStatus status;
     int64_t lost_ms = 0;
   };
   int64_t lost_after_ms_;

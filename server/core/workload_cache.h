@@ -10,19 +10,17 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/te/workload.h"
-#include "proto/tuneforge.pb.h"
+#include "server/domain/workload_source.h"
 
 namespace tuneforge::server {
 
-// The workload a v1::Workload names (a spec or a definition's text).
-absl::StatusOr<te::Workload> ParseWorkloadProto(const v1::Workload& workload);
 // "matmul:K=64,M=64,N=64" or "def:<name>": the text records show.
-std::string WorkloadLabel(const v1::Workload& workload, const te::Workload& parsed);
+std::string WorkloadLabel(const WorkloadSource& workload, const te::Workload& parsed);
 
 class WorkloadCache {
  public:
   // Parses on first use; later calls with the same key are free.
-  absl::StatusOr<te::Workload> Get(const std::string& key, const v1::Workload& workload);
+  absl::StatusOr<te::Workload> Get(const std::string& key, const WorkloadSource& workload);
 
  private:
   absl::Mutex mu_;

@@ -68,7 +68,9 @@ absl::StatusOr<std::vector<TrainingRecord>> ReadTrainingRecords(sqlite::Connecti
     record.workload_key = stmt->Text(1);
     record.workload = stmt->Text(2);
     record.schedule_json = stmt->Text(3);
-    record.error_kind = stmt->Text(4);
+    // A kind this build does not name is not a correct measurement.
+    record.error_kind =
+        measure::ParseErrorKind(stmt->Text(4)).value_or(measure::MeasureErrorKind::kRunnerError);
     record.median_seconds = stmt->Real(5);
     record.created_unix_ms = stmt->Int(6);
     records.push_back(std::move(record));

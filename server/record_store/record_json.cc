@@ -24,57 +24,57 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-enum class FieldType { kString, kInt32, kInt64, kNumber, kNumbers };
+enum class FieldType { kString, kInt32, kInt64, kNumber, kNumbers, kErrorKind };
 
 struct Field {
   const char* name;
   FieldType type;
-  bool required;  // else absent means the proto default
-  Json (*get)(const v1::Record&);
-  void (*set)(v1::Record&, const Json&);  // after the type check
+  bool required;  // else absent means the type's default
+  Json (*get)(const Record&);
+  void (*set)(Record&, const Json&);  // after the type check
 };
 
 const Field kFields[] = {
     {"schema_version", FieldType::kInt32, true,
-     [](const v1::Record& r) {
-       return Json(r.schema_version() == 0 ? kRecordSchemaVersion : r.schema_version());
-     },
-     [](v1::Record& r, const Json& v) { r.set_schema_version(v.get<int32_t>()); }},
-    {"id", FieldType::kInt64, false, [](const v1::Record& r) { return Json(r.id()); },
-     [](v1::Record& r, const Json& v) { r.set_id(v.get<int64_t>()); }},
-    {"workload_key", FieldType::kString, true, [](const v1::Record& r) { return Json(r.workload_key()); },
-     [](v1::Record& r, const Json& v) { r.set_workload_key(v.get<std::string>()); }},
-    {"workload", FieldType::kString, false, [](const v1::Record& r) { return Json(r.workload()); },
-     [](v1::Record& r, const Json& v) { r.set_workload(v.get<std::string>()); }},
-    {"device_key", FieldType::kString, true, [](const v1::Record& r) { return Json(r.device_key()); },
-     [](v1::Record& r, const Json& v) { r.set_device_key(v.get<std::string>()); }},
-    {"job_id", FieldType::kString, false, [](const v1::Record& r) { return Json(r.job_id()); },
-     [](v1::Record& r, const Json& v) { r.set_job_id(v.get<std::string>()); }},
-    {"task_id", FieldType::kString, true, [](const v1::Record& r) { return Json(r.task_id()); },
-     [](v1::Record& r, const Json& v) { r.set_task_id(v.get<std::string>()); }},
-    {"schedule_json", FieldType::kString, true, [](const v1::Record& r) { return Json(r.schedule_json()); },
-     [](v1::Record& r, const Json& v) { r.set_schedule_json(v.get<std::string>()); }},
-    {"error_kind", FieldType::kString, true, [](const v1::Record& r) { return Json(r.error_kind()); },
-     [](v1::Record& r, const Json& v) { r.set_error_kind(v.get<std::string>()); }},
-    {"error", FieldType::kString, false, [](const v1::Record& r) { return Json(r.error()); },
-     [](v1::Record& r, const Json& v) { r.set_error(v.get<std::string>()); }},
-    {"median_seconds", FieldType::kNumber, true, [](const v1::Record& r) { return Json(r.median_seconds()); },
-     [](v1::Record& r, const Json& v) { r.set_median_seconds(v.get<double>()); }},
-    {"repeat_seconds", FieldType::kNumbers, false,
-     [](const v1::Record& r) { return Json(std::vector<double>(r.repeat_seconds().begin(), r.repeat_seconds().end())); },
-     [](v1::Record& r, const Json& v) {
-       for (const Json& x : v) r.add_repeat_seconds(x.get<double>());
+     [](const Record& r) { return Json(r.schema_version == 0 ? kRecordSchemaVersion : r.schema_version); },
+     [](Record& r, const Json& v) { r.schema_version = v.get<int32_t>(); }},
+    {"id", FieldType::kInt64, false, [](const Record& r) { return Json(r.id); },
+     [](Record& r, const Json& v) { r.id = v.get<int64_t>(); }},
+    {"workload_key", FieldType::kString, true, [](const Record& r) { return Json(r.workload_key); },
+     [](Record& r, const Json& v) { r.workload_key = v.get<std::string>(); }},
+    {"workload", FieldType::kString, false, [](const Record& r) { return Json(r.workload); },
+     [](Record& r, const Json& v) { r.workload = v.get<std::string>(); }},
+    {"device_key", FieldType::kString, true, [](const Record& r) { return Json(r.device_key); },
+     [](Record& r, const Json& v) { r.device_key = v.get<std::string>(); }},
+    {"job_id", FieldType::kString, false, [](const Record& r) { return Json(r.job_id); },
+     [](Record& r, const Json& v) { r.job_id = v.get<std::string>(); }},
+    {"task_id", FieldType::kString, true, [](const Record& r) { return Json(r.task_id); },
+     [](Record& r, const Json& v) { r.task_id = v.get<std::string>(); }},
+    {"schedule_json", FieldType::kString, true, [](const Record& r) { return Json(r.schedule_json); },
+     [](Record& r, const Json& v) { r.schedule_json = v.get<std::string>(); }},
+    {"error_kind", FieldType::kErrorKind, true,
+     [](const Record& r) { return Json(measure::ErrorKindName(r.error_kind)); },
+     [](Record& r, const Json& v) {
+       r.error_kind = measure::ParseErrorKind(v.get<std::string>()).value_or(measure::MeasureErrorKind::kRunnerError);
      }},
-    {"gflops", FieldType::kNumber, false, [](const v1::Record& r) { return Json(r.gflops()); },
-     [](v1::Record& r, const Json& v) { r.set_gflops(v.get<double>()); }},
-    {"compile_ms", FieldType::kNumber, false, [](const v1::Record& r) { return Json(r.compile_ms()); },
-     [](v1::Record& r, const Json& v) { r.set_compile_ms(v.get<double>()); }},
-    {"worker_id", FieldType::kString, false, [](const v1::Record& r) { return Json(r.worker_id()); },
-     [](v1::Record& r, const Json& v) { r.set_worker_id(v.get<std::string>()); }},
-    {"created_unix_ms", FieldType::kInt64, true, [](const v1::Record& r) { return Json(r.created_unix_ms()); },
-     [](v1::Record& r, const Json& v) { r.set_created_unix_ms(v.get<int64_t>()); }},
-    {"timings", FieldType::kInt32, false, [](const v1::Record& r) { return Json(std::max(r.timings(), 1)); },
-     [](v1::Record& r, const Json& v) { r.set_timings(v.get<int32_t>()); }},
+    {"error", FieldType::kString, false, [](const Record& r) { return Json(r.error); },
+     [](Record& r, const Json& v) { r.error = v.get<std::string>(); }},
+    {"median_seconds", FieldType::kNumber, true, [](const Record& r) { return Json(r.median_seconds); },
+     [](Record& r, const Json& v) { r.median_seconds = v.get<double>(); }},
+    {"repeat_seconds", FieldType::kNumbers, false, [](const Record& r) { return Json(r.repeat_seconds); },
+     [](Record& r, const Json& v) {
+       for (const Json& x : v) r.repeat_seconds.push_back(x.get<double>());
+     }},
+    {"gflops", FieldType::kNumber, false, [](const Record& r) { return Json(r.gflops); },
+     [](Record& r, const Json& v) { r.gflops = v.get<double>(); }},
+    {"compile_ms", FieldType::kNumber, false, [](const Record& r) { return Json(r.compile_ms); },
+     [](Record& r, const Json& v) { r.compile_ms = v.get<double>(); }},
+    {"worker_id", FieldType::kString, false, [](const Record& r) { return Json(r.worker_id); },
+     [](Record& r, const Json& v) { r.worker_id = v.get<std::string>(); }},
+    {"created_unix_ms", FieldType::kInt64, true, [](const Record& r) { return Json(r.created_unix_ms); },
+     [](Record& r, const Json& v) { r.created_unix_ms = v.get<int64_t>(); }},
+    {"timings", FieldType::kInt32, false, [](const Record& r) { return Json(std::max(r.timings, 1)); },
+     [](Record& r, const Json& v) { r.timings = v.get<int32_t>(); }},
 };
 
 std::string Shown(const Json& v) {
@@ -98,6 +98,24 @@ absl::Status CheckInteger(const Field& field, const Json& v, int64_t min, int64_
   return absl::OkStatus();
 }
 
+// An error kind is one of the names users see ("none", "compile_error").
+absl::Status CheckErrorKind(const Field& field, const Json& v) {
+  if (!v.is_string()) return TypeError(field, "a string", v);
+  const std::string kind = v.get<std::string>();
+  if (kind.empty())
+    return absl::InvalidArgumentError("field 'error_kind' is empty; use \"none\" for a correct measurement");
+  for (char c : kind) {
+    if (!((c >= 'a' && c <= 'z') || c == '_'))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "field 'error_kind' must be a lower-case name like \"none\" or \"compile_error\"; got \"", kind, "\""));
+  }
+  if (!measure::ParseErrorKind(kind))
+    return absl::InvalidArgumentError(absl::StrCat("field 'error_kind' is \"", kind,
+                                                   "\", which this tuneforge does not know; use one of ",
+                                                   measure::ErrorKindNameList()));
+  return absl::OkStatus();
+}
+
 absl::Status CheckType(const Field& field, const Json& v) {
   switch (field.type) {
     case FieldType::kString:
@@ -110,6 +128,8 @@ absl::Status CheckType(const Field& field, const Json& v) {
     case FieldType::kNumber:
       if (!v.is_number()) return TypeError(field, "a number", v);
       return absl::OkStatus();
+    case FieldType::kErrorKind:
+      return CheckErrorKind(field, v);
     case FieldType::kNumbers:
       if (!v.is_array()) return TypeError(field, "an array of numbers", v);
       for (size_t i = 0; i < v.size(); ++i) {
@@ -131,13 +151,13 @@ absl::Status UnknownField(const std::string& name) {
 
 }  // namespace
 
-std::string RecordToJsonLine(const v1::Record& record) {
+std::string RecordToJsonLine(const Record& record) {
   Json json = Json::object();
   for (const Field& field : kFields) json[field.name] = field.get(record);
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-absl::StatusOr<v1::Record> RecordFromJsonLine(const std::string& line) {
+absl::StatusOr<Record> RecordFromJsonLine(const std::string& line) {
   Json json;
   // The last key read names the field of a number too large for a double
   // (1e400), which the parser refuses with out_of_range, not parse_error.
@@ -158,7 +178,7 @@ absl::StatusOr<v1::Record> RecordFromJsonLine(const std::string& line) {
     return absl::InvalidArgumentError(absl::StrCat("must be a JSON object (one record); got ", Shown(json)));
 
   std::set<std::string> known;
-  v1::Record record;
+  Record record;
   for (const Field& field : kFields) {
     known.insert(field.name);
     auto it = json.find(field.name);
@@ -172,8 +192,8 @@ absl::StatusOr<v1::Record> RecordFromJsonLine(const std::string& line) {
     // First in the table, so judged before anything else: a newer version
     // may have other fields.
     if (&field == &kFields[0] &&
-        (record.schema_version() < 1 || record.schema_version() > kRecordSchemaVersion))
-      return UnknownSchemaVersion(record.schema_version());
+        (record.schema_version < 1 || record.schema_version > kRecordSchemaVersion))
+      return UnknownSchemaVersion(record.schema_version);
   }
   for (const auto& [name, value] : json.items()) {
     if (known.count(name) == 0) return UnknownField(name);

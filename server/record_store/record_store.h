@@ -20,14 +20,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "proto/tuneforge.pb.h"
+#include "server/domain/device.h"
+#include "server/domain/job.h"
+#include "server/domain/record.h"
+#include "server/domain/task.h"
 
 namespace tuneforge::server {
-
-namespace v1 = ::tuneforge::v1;
-
-// Current schema version of records (v1::Record::schema_version).
-inline constexpr int kRecordSchemaVersion = 1;
 
 struct RecordStoreOptions {
   // A write that finds the database locked by another process waits this
@@ -45,21 +43,11 @@ struct RecordStoreOptions {
   int max_idle_readers = 8;
 };
 
-// A measure task persisted until its record arrives, so a restarted server
-// can lease it again.
-struct TaskRow {
-  std::string task_id;
-  std::string job_id;
-  std::string device_key;
-  std::string workload_key;
-  v1::MeasureTask task;  // what a worker gets (without built kernels)
-};
-
 struct RecordFilter {
   std::string workload_key;  // "" = any
   std::string device_key;
   std::string job_id;
-  bool only_ok = false;       // error_kind == "none"
+  bool only_ok = false;       // correct records only (error kind none)
   int limit = 100;            // <= 0: no limit (the RPC edge caps it)
   // Else newest first: the most recently stored first (an imported record
   // counts as stored when it was imported). Fastest first puts error
@@ -69,20 +57,20 @@ struct RecordFilter {
 
 struct WorkloadRow {
   std::string workload_key;
-  v1::Workload workload;
+  WorkloadSource workload;
   double flops = 0;
 };
 
 struct DeviceRow {
-  v1::DeviceInfo device;
+  DeviceInfo device;
   int64_t last_seen_unix_ms = 0;  // when it was last saved
 };
 
 // Per job: what its records add up to.
 struct JobTotals {
   int64_t trials = 0;   // records of the job
-  int64_t errors = 0;   // of which error_kind != "none"
-  std::optional<v1::Record> best;  // fastest correct one
+  int64_t errors = 0;   // of which not correct
+  std::optional<Record> best;  // fastest correct one
 };
 
 // A worker's result on its way to the store: a new record, or a re-timing
@@ -90,7 +78,7 @@ struct JobTotals {
 // program it timed again; its own record (with the re-timing task's id)
 // is never stored, it updates that one.
 struct MeasuredResult {
-  v1::Record record;
+  Record record;
   std::string retime_of;  // "" for a new record
 
   bool is_retime() const { return !retime_of.empty(); }
@@ -124,7 +112,7 @@ struct TrainingRecord {
   std::string workload_key;
   std::string workload;       // spec text, or "def:<name>" (as the record keeps it)
   std::string schedule_json;
-  std::string error_kind;     // "none" when it measured fine
+  measure::MeasureErrorKind error_kind = measure::MeasureErrorKind::kNone;
   double median_seconds = 0;
   int64_t created_unix_ms = 0;
 };
@@ -155,7 +143,7 @@ class RecordStore {
   // call is stored. A given id that another task's record holds is
   // ALREADY_EXISTS. Other writes grouped into the same transaction are not
   // affected by this call failing.
-  virtual absl::StatusOr<AddOutcome> AddRecords(std::vector<v1::Record> records) = 0;
+  virtual absl::StatusOr<AddOutcome> AddRecords(std::vector<Record> records) = 0;
   // Workers' results, checked and stored as AddRecords does, in one
   // transaction. A re-timing is not a new record: the correct record of task
   // `retime_of` gets the new repeats (its median and GFLOPS become those
@@ -164,13 +152,13 @@ class RecordStore {
   // re-timing task) must be pending: applying it ends the task, and a
   // second report of it is a duplicate.
   virtual absl::StatusOr<AddOutcome> AddResults(std::vector<MeasuredResult> results) = 0;
-  virtual absl::Status SaveJob(const v1::Job& job) = 0;  // insert or replace by id
+  virtual absl::Status SaveJob(const Job& job) = 0;  // insert or replace by id
   // Built kernels (candidate, reference) are not stored: a restarted server
   // builds them again. Adding a task id that is already stored does nothing.
   virtual absl::Status AddTasks(std::vector<TaskRow> tasks) = 0;
-  virtual absl::Status SaveWorkload(const std::string& workload_key, const v1::Workload& workload,
+  virtual absl::Status SaveWorkload(const std::string& workload_key, const WorkloadSource& workload,
                                     double flops) = 0;
-  virtual absl::Status SaveDevice(const v1::DeviceInfo& device) = 0;
+  virtual absl::Status SaveDevice(const DeviceInfo& device) = 0;
   // Inserts or replaces the device's cost model. INVALID_ARGUMENT for an
   // empty device key, kind or bytes, or a negative record count.
   virtual absl::Status SaveCostModel(const std::string& device_key, const std::string& kind,
@@ -179,10 +167,10 @@ class RecordStore {
   // ---- Reads ------------------------------------------------------------------
   // The fastest correct record for the workload on the device ("" = any
   // device): one indexed query.
-  virtual absl::StatusOr<std::optional<v1::Record>> Best(const std::string& workload_key,
+  virtual absl::StatusOr<std::optional<Record>> Best(const std::string& workload_key,
                                                          const std::string& device_key) = 0;
-  virtual absl::StatusOr<std::vector<v1::Record>> Query(const RecordFilter& filter) = 0;
-  virtual absl::StatusOr<std::vector<v1::Job>> LoadJobs() = 0;
+  virtual absl::StatusOr<std::vector<Record>> Query(const RecordFilter& filter) = 0;
+  virtual absl::StatusOr<std::vector<Job>> LoadJobs() = 0;
   virtual absl::StatusOr<JobTotals> Totals(const std::string& job_id) = 0;
   // Tasks of the job that have no record yet.
   virtual absl::StatusOr<std::vector<TaskRow>> PendingTasks(const std::string& job_id) = 0;
@@ -220,7 +208,7 @@ class RecordStore {
 // One record as a JSON line and back (the export format; also what
 // `tuneforge export` writes). Parsing checks every field and the schema
 // version.
-std::string RecordToJsonLine(const v1::Record& record);
-absl::StatusOr<v1::Record> RecordFromJsonLine(const std::string& line);
+std::string RecordToJsonLine(const Record& record);
+absl::StatusOr<Record> RecordFromJsonLine(const std::string& line);
 
 }  // namespace tuneforge::server

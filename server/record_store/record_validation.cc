@@ -25,27 +25,14 @@ absl::Status FiniteNonNegative(const char* field, double value) {
   return absl::OkStatus();
 }
 
-// Error kinds are lower-case names ("none", "compile_error"). The set is
-// not closed here: a newer worker's kinds still import.
-absl::Status ErrorKindName(const std::string& kind) {
-  if (kind.empty()) return FieldError("error_kind", "is empty; use \"none\" for a correct measurement");
-  for (char c : kind) {
-    if (!((c >= 'a' && c <= 'z') || c == '_'))
-      return FieldError("error_kind", absl::StrCat("must be a lower-case name like \"none\" or "
-                                                   "\"compile_error\"; got \"",
-                                                   kind, "\""));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CorrectRecord(const v1::Record& record) {
-  if (record.median_seconds() <= 0)
+absl::Status CorrectRecord(const Record& record) {
+  if (record.median_seconds <= 0)
     return FieldError("median_seconds", "must be > 0 for a correct record (error_kind \"none\"); got 0");
-  if (record.schedule_json().empty())
+  if (record.schedule_json.empty())
     return FieldError("schedule_json", "is empty; a correct record keeps the schedule it measured");
   // accept() checks the syntax without building the document (this runs
   // for every stored record).
-  const std::string& text = record.schedule_json();
+  const std::string& text = record.schedule_json;
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos || text[first] != '{' || !nlohmann::json::accept(text))
     return FieldError("schedule_json", "must be the text of a schedule JSON object ({\"workload\": ..., "
@@ -63,25 +50,24 @@ absl::Status UnknownSchemaVersion(int64_t version) {
                                                        : ": versions start at 1"));
 }
 
-absl::Status ValidateRecord(const v1::Record& record) {
-  if (record.schema_version() < 0 || record.schema_version() > kRecordSchemaVersion)
-    return UnknownSchemaVersion(record.schema_version());
-  if (record.id() < 0) return FieldError("id", absl::StrCat("must be >= 0; got ", record.id()));
-  if (absl::Status s = NonEmpty("task_id", record.task_id()); !s.ok()) return s;
-  if (absl::Status s = NonEmpty("workload_key", record.workload_key()); !s.ok()) return s;
-  if (absl::Status s = NonEmpty("device_key", record.device_key()); !s.ok()) return s;
-  if (absl::Status s = ErrorKindName(record.error_kind()); !s.ok()) return s;
-  if (absl::Status s = FiniteNonNegative("median_seconds", record.median_seconds()); !s.ok()) return s;
-  for (double seconds : record.repeat_seconds()) {
+absl::Status ValidateRecord(const Record& record) {
+  if (record.schema_version < 0 || record.schema_version > kRecordSchemaVersion)
+    return UnknownSchemaVersion(record.schema_version);
+  if (record.id < 0) return FieldError("id", absl::StrCat("must be >= 0; got ", record.id));
+  if (absl::Status s = NonEmpty("task_id", record.task_id); !s.ok()) return s;
+  if (absl::Status s = NonEmpty("workload_key", record.workload_key); !s.ok()) return s;
+  if (absl::Status s = NonEmpty("device_key", record.device_key); !s.ok()) return s;
+  if (absl::Status s = FiniteNonNegative("median_seconds", record.median_seconds); !s.ok()) return s;
+  for (double seconds : record.repeat_seconds) {
     if (absl::Status s = FiniteNonNegative("repeat_seconds", seconds); !s.ok()) return s;
   }
-  if (absl::Status s = FiniteNonNegative("gflops", record.gflops()); !s.ok()) return s;
-  if (absl::Status s = FiniteNonNegative("compile_ms", record.compile_ms()); !s.ok()) return s;
-  if (record.created_unix_ms() < 0)
-    return FieldError("created_unix_ms", absl::StrCat("must be >= 0; got ", record.created_unix_ms()));
-  if (record.timings() < 0)
-    return FieldError("timings", absl::StrCat("must be >= 1 (0 means 1); got ", record.timings()));
-  if (record.error_kind() == "none") return CorrectRecord(record);
+  if (absl::Status s = FiniteNonNegative("gflops", record.gflops); !s.ok()) return s;
+  if (absl::Status s = FiniteNonNegative("compile_ms", record.compile_ms); !s.ok()) return s;
+  if (record.created_unix_ms < 0)
+    return FieldError("created_unix_ms", absl::StrCat("must be >= 0; got ", record.created_unix_ms));
+  if (record.timings < 0)
+    return FieldError("timings", absl::StrCat("must be >= 1 (0 means 1); got ", record.timings));
+  if (record.ok()) return CorrectRecord(record);
   return absl::OkStatus();
 }
 

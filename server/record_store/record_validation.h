@@ -5,13 +5,13 @@
 #pragma once
 
 #include "absl/status/status.h"
-#include "proto/tuneforge.pb.h"
+#include "server/domain/record.h"
 
 namespace tuneforge::server {
 
 // INVALID_ARGUMENT "field 'median_seconds' must be ..." (the caller adds
 // which record). schema_version 0 is accepted (the store sets the current).
-absl::Status ValidateRecord(const v1::Record& record);
+absl::Status ValidateRecord(const Record& record);
 
 // The error for a schema version this build does not read.
 absl::Status UnknownSchemaVersion(int64_t version);

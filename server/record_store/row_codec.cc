@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "server/marshal/from_proto.h"
+#include "server/marshal/to_proto.h"
 
 namespace tuneforge::server {
 namespace {
@@ -16,52 +18,57 @@ absl::Status Corrupt(const std::string& db_path, const std::string& what) {
 
 }  // namespace
 
-void BindRecord(sqlite::Statement& stmt, const v1::Record& record) {
-  if (record.id() == 0) {
+void BindRecord(sqlite::Statement& stmt, const Record& record) {
+  if (record.id == 0) {
     stmt.BindNull(1);
   } else {
-    stmt.Bind(1, static_cast<int64_t>(record.id()));
+    stmt.Bind(1, record.id);
   }
-  stmt.BindText(2, record.workload_key())
-      .BindText(3, record.workload())
-      .BindText(4, record.device_key())
-      .BindText(5, record.job_id())
-      .BindText(6, record.task_id())
-      .BindText(7, record.schedule_json())
-      .BindText(8, record.error_kind())
-      .BindText(9, record.error())
-      .Bind(10, record.median_seconds())
-      .BindText(11, RepeatSecondsToJson({record.repeat_seconds().begin(), record.repeat_seconds().end()}))
-      .Bind(12, record.gflops())
-      .Bind(13, record.compile_ms())
-      .BindText(14, record.worker_id())
-      .Bind(15, static_cast<int64_t>(record.created_unix_ms()))
-      .Bind(16, static_cast<int64_t>(record.schema_version()))
-      .Bind(17, static_cast<int64_t>(std::max(record.timings(), 1)));
+  stmt.BindText(2, record.workload_key)
+      .BindText(3, record.workload)
+      .BindText(4, record.device_key)
+      .BindText(5, record.job_id)
+      .BindText(6, record.task_id)
+      .BindText(7, record.schedule_json)
+      .BindText(8, measure::ErrorKindName(record.error_kind))
+      .BindText(9, record.error)
+      .Bind(10, record.median_seconds)
+      .BindText(11, RepeatSecondsToJson(record.repeat_seconds))
+      .Bind(12, record.gflops)
+      .Bind(13, record.compile_ms)
+      .BindText(14, record.worker_id)
+      .Bind(15, record.created_unix_ms)
+      .Bind(16, static_cast<int64_t>(record.schema_version))
+      .Bind(17, static_cast<int64_t>(std::max(record.timings, 1)));
 }
 
-absl::StatusOr<v1::Record> ReadRecord(const sqlite::Statement& stmt, const std::string& db_path) {
-  v1::Record record;
-  record.set_id(stmt.Int(0));
-  record.set_workload_key(stmt.Text(1));
-  record.set_workload(stmt.Text(2));
-  record.set_device_key(stmt.Text(3));
-  record.set_job_id(stmt.Text(4));
-  record.set_task_id(stmt.Text(5));
-  record.set_schedule_json(stmt.Text(6));
-  record.set_error_kind(stmt.Text(7));
-  record.set_error(stmt.Text(8));
-  record.set_median_seconds(stmt.Real(9));
+absl::StatusOr<Record> ReadRecord(const sqlite::Statement& stmt, const std::string& db_path) {
+  Record record;
+  record.id = stmt.Int(0);
+  record.workload_key = stmt.Text(1);
+  record.workload = stmt.Text(2);
+  record.device_key = stmt.Text(3);
+  record.job_id = stmt.Text(4);
+  record.task_id = stmt.Text(5);
+  record.schedule_json = stmt.Text(6);
+  const std::string kind = stmt.Text(7);
+  std::optional<measure::MeasureErrorKind> parsed_kind = measure::ParseErrorKind(kind);
+  if (!parsed_kind)
+    return Corrupt(db_path, absl::StrCat("record ", record.id, ": error kind '", kind, "' is not one of ",
+                                         measure::ErrorKindNameList()));
+  record.error_kind = *parsed_kind;
+  record.error = stmt.Text(8);
+  record.median_seconds = stmt.Real(9);
   absl::StatusOr<std::vector<double>> repeats = RepeatSecondsFromJson(stmt.Text(10));
   if (!repeats.ok())
-    return Corrupt(db_path, absl::StrCat("record ", record.id(), ": ", repeats.status().message()));
-  record.mutable_repeat_seconds()->Assign(repeats->begin(), repeats->end());
-  record.set_gflops(stmt.Real(11));
-  record.set_compile_ms(stmt.Real(12));
-  record.set_worker_id(stmt.Text(13));
-  record.set_created_unix_ms(stmt.Int(14));
-  record.set_schema_version(static_cast<int32_t>(stmt.Int(15)));
-  record.set_timings(static_cast<int32_t>(stmt.Int(16)));
+    return Corrupt(db_path, absl::StrCat("record ", record.id, ": ", repeats.status().message()));
+  record.repeat_seconds = *std::move(repeats);
+  record.gflops = stmt.Real(11);
+  record.compile_ms = stmt.Real(12);
+  record.worker_id = stmt.Text(13);
+  record.created_unix_ms = stmt.Int(14);
+  record.schema_version = static_cast<int>(stmt.Int(15));
+  record.timings = static_cast<int>(stmt.Int(16));
   return record;
 }
 
@@ -84,11 +91,59 @@ absl::StatusOr<std::vector<double>> RepeatSecondsFromJson(const std::string& tex
   return seconds;
 }
 
-absl::Status ParseStored(const std::string& bytes, google::protobuf::MessageLite* message,
-                         const std::string& db_path, const std::string& what) {
-  if (!message->ParseFromString(bytes))
-    return Corrupt(db_path, absl::StrCat(what, " holds an unreadable ", message->GetTypeName()));
-  return absl::OkStatus();
+namespace {
+
+std::string Bytes(const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  message.SerializeToString(&bytes);
+  return bytes;
+}
+
+// Parses the stored bytes of `what` into the message `M`, or DATA_LOSS.
+template <typename M>
+absl::StatusOr<M> ParseStored(const std::string& bytes, const std::string& db_path, const std::string& what) {
+  M message;
+  if (!message.ParseFromString(bytes))
+    return Corrupt(db_path, absl::StrCat(what, " holds an unreadable ", message.GetTypeName()));
+  return message;
+}
+
+}  // namespace
+
+std::string JobBytes(const Job& job) { return Bytes(ToProto(job)); }
+
+std::string SpecBytes(const JobSpec& spec) { return Bytes(ToProto(spec)); }
+
+absl::StatusOr<Job> ReadJobBytes(const std::string& bytes, const std::string& db_path, const std::string& what) {
+  absl::StatusOr<v1::Job> job = ParseStored<v1::Job>(bytes, db_path, what);
+  if (!job.ok()) return job.status();
+  return FromProto(*job);
+}
+
+std::string TaskBytes(const MeasureTask& task) {
+  v1::MeasureTask proto = ToProto(task);
+  // Objects are large and rebuilt at lease time; a stored task is the recipe.
+  proto.clear_candidate();
+  proto.clear_reference();
+  return Bytes(proto);
+}
+
+std::string WorkloadBytes(const WorkloadSource& workload) { return Bytes(ToProto(workload)); }
+
+absl::StatusOr<WorkloadSource> ReadWorkloadBytes(const std::string& bytes, const std::string& db_path,
+                                                 const std::string& what) {
+  absl::StatusOr<v1::Workload> workload = ParseStored<v1::Workload>(bytes, db_path, what);
+  if (!workload.ok()) return workload.status();
+  return FromProto(*workload);
+}
+
+std::string DeviceBytes(const DeviceInfo& device) { return Bytes(ToProto(device)); }
+
+absl::StatusOr<DeviceInfo> ReadDeviceBytes(const std::string& bytes, const std::string& db_path,
+                                           const std::string& what) {
+  absl::StatusOr<v1::DeviceInfo> device = ParseStored<v1::DeviceInfo>(bytes, db_path, what);
+  if (!device.ok()) return device.status();
+  return FromProto(*device);
 }
 
 absl::StatusOr<TaskRow> ReadTaskRow(const sqlite::Statement& stmt, const std::string& db_path) {
@@ -97,9 +152,12 @@ absl::StatusOr<TaskRow> ReadTaskRow(const sqlite::Statement& stmt, const std::st
   row.job_id = stmt.Text(1);
   row.device_key = stmt.Text(2);
   row.workload_key = stmt.Text(3);
-  if (absl::Status s = ParseStored(stmt.Blob(4), &row.task, db_path, absl::StrCat("task '", row.task_id, "'"));
-      !s.ok())
-    return s;
+  const std::string what = absl::StrCat("task '", row.task_id, "'");
+  absl::StatusOr<v1::MeasureTask> proto = ParseStored<v1::MeasureTask>(stmt.Blob(4), db_path, what);
+  if (!proto.ok()) return proto.status();
+  absl::StatusOr<MeasureTask> task = FromProto(*proto);
+  if (!task.ok()) return Corrupt(db_path, absl::StrCat(what, ": ", task.status().message()));
+  row.task = *std::move(task);
   return row;
 }
 

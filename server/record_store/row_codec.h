@@ -1,7 +1,8 @@
-// Conversion between table rows and the protobuf messages: records (one
-// column per field), jobs, tasks, workloads and devices (proto bytes plus
-// the columns that are queried). Decoding checks what it reads: a row that
-// does not parse is DATA_LOSS naming the file and the row.
+// Conversion between table rows and the server's types: records (one
+// column per field), jobs, tasks, workloads and devices (the API message's
+// bytes, converted by server/marshal/, plus the columns that are queried).
+// Decoding checks what it reads: a row that does not parse is DATA_LOSS
+// naming the file and the row.
 #pragma once
 
 #include <string>
@@ -22,17 +23,25 @@ inline constexpr const char* kRecordColumns =
 inline constexpr int kRecordColumnCount = 17;
 
 // Binds every field; id 0 binds NULL (the store picks the id).
-void BindRecord(sqlite::Statement& stmt, const v1::Record& record);
-absl::StatusOr<v1::Record> ReadRecord(const sqlite::Statement& stmt, const std::string& db_path);
+void BindRecord(sqlite::Statement& stmt, const Record& record);
+absl::StatusOr<Record> ReadRecord(const sqlite::Statement& stmt, const std::string& db_path);
 
 // repeat_seconds as a JSON array ("[0.00125,0.00126]") and back.
 std::string RepeatSecondsToJson(const std::vector<double>& seconds);
 absl::StatusOr<std::vector<double>> RepeatSecondsFromJson(const std::string& text);
 
-// Parses proto bytes read from `what` ("job 'j-1'") into `message`, or
-// DATA_LOSS.
-absl::Status ParseStored(const std::string& bytes, google::protobuf::MessageLite* message,
-                         const std::string& db_path, const std::string& what);
+// The stored bytes of a job, task, workload or device, and back. Reading
+// names the row (`what`: "job 'j-1'") when the bytes do not parse: DATA_LOSS.
+std::string JobBytes(const Job& job);
+std::string SpecBytes(const JobSpec& spec);  // the jobs table's spec column
+absl::StatusOr<Job> ReadJobBytes(const std::string& bytes, const std::string& db_path, const std::string& what);
+std::string TaskBytes(const MeasureTask& task);  // without built kernels
+std::string WorkloadBytes(const WorkloadSource& workload);
+absl::StatusOr<WorkloadSource> ReadWorkloadBytes(const std::string& bytes, const std::string& db_path,
+                                                 const std::string& what);
+std::string DeviceBytes(const DeviceInfo& device);
+absl::StatusOr<DeviceInfo> ReadDeviceBytes(const std::string& bytes, const std::string& db_path,
+                                           const std::string& what);
 
 // Columns: task_id, job_id, device_key, workload_key, task (bytes).
 absl::StatusOr<TaskRow> ReadTaskRow(const sqlite::Statement& stmt, const std::string& db_path);

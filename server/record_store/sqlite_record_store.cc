@@ -65,13 +65,13 @@ class SqliteRecordStore final : public RecordStore {
   // Opens one reader now, so that a store that opens can also be read.
   absl::Status CheckReadable() { return readers_.Acquire().status(); }
 
-  absl::StatusOr<AddOutcome> AddRecords(std::vector<v1::Record> records) override {
+  absl::StatusOr<AddOutcome> AddRecords(std::vector<Record> records) override {
     if (absl::Status s = CheckAndCompleteRecords(records, "records"); !s.ok()) return InStore(path_, s);
     return Insert(AsNewRecords(std::move(records)));
   }
 
   absl::StatusOr<AddOutcome> AddResults(std::vector<MeasuredResult> results) override {
-    std::vector<v1::Record> records;
+    std::vector<Record> records;
     records.reserve(results.size());
     for (MeasuredResult& r : results) records.push_back(std::move(r.record));
     if (absl::Status s = CheckAndCompleteRecords(records, "records"); !s.ok()) return InStore(path_, s);
@@ -79,7 +79,7 @@ class SqliteRecordStore final : public RecordStore {
     return Insert(results);
   }
 
-  absl::Status SaveJob(const v1::Job& job) override {
+  absl::Status SaveJob(const Job& job) override {
     if (absl::Status s = CheckJob(job); !s.ok()) return InStore(path_, s);
     const int64_t now = NowUnixMs();
     return writer_.Run([&](Connection& db) { return UpsertJob(db, job, now); });
@@ -92,14 +92,14 @@ class SqliteRecordStore final : public RecordStore {
     return writer_.Run([&](Connection& db) { return InsertTasks(db, tasks, now); });
   }
 
-  absl::Status SaveWorkload(const std::string& workload_key, const v1::Workload& workload,
+  absl::Status SaveWorkload(const std::string& workload_key, const WorkloadSource& workload,
                             double flops) override {
     if (absl::Status s = CheckWorkload(workload_key, flops); !s.ok()) return InStore(path_, s);
     const int64_t now = NowUnixMs();
     return writer_.Run([&](Connection& db) { return UpsertWorkload(db, workload_key, workload, flops, now); });
   }
 
-  absl::Status SaveDevice(const v1::DeviceInfo& device) override {
+  absl::Status SaveDevice(const DeviceInfo& device) override {
     if (absl::Status s = CheckDevice(device); !s.ok()) return InStore(path_, s);
     const int64_t now = NowUnixMs();
     return writer_.Run([&](Connection& db) { return UpsertDevice(db, device, now); });
@@ -114,18 +114,18 @@ class SqliteRecordStore final : public RecordStore {
         [&](Connection& db) { return UpsertCostModel(db, device_key, kind, bytes, trained_on_records, now); });
   }
 
-  absl::StatusOr<std::optional<v1::Record>> Best(const std::string& workload_key,
+  absl::StatusOr<std::optional<Record>> Best(const std::string& workload_key,
                                                  const std::string& device_key) override {
     if (workload_key.empty())
       return InStore(path_, absl::InvalidArgumentError("best: the workload key is empty"));
     return WithReader([&](Connection& db) { return ReadBest(db, workload_key, device_key); });
   }
 
-  absl::StatusOr<std::vector<v1::Record>> Query(const RecordFilter& filter) override {
+  absl::StatusOr<std::vector<Record>> Query(const RecordFilter& filter) override {
     return WithReader([&](Connection& db) { return ReadQuery(db, filter); });
   }
 
-  absl::StatusOr<std::vector<v1::Job>> LoadJobs() override {
+  absl::StatusOr<std::vector<Job>> LoadJobs() override {
     return WithReader([&](Connection& db) { return ReadJobs(db); });
   }
 
@@ -168,16 +168,16 @@ class SqliteRecordStore final : public RecordStore {
   }
 
   absl::StatusOr<AddOutcome> Import(const std::vector<std::string>& lines) override {
-    std::vector<v1::Record> records;
+    std::vector<Record> records;
     records.reserve(lines.size());
     for (size_t i = 0; i < lines.size(); ++i) {
       if (lines[i].find_first_not_of(" \t\r\n") == std::string::npos) continue;
-      absl::StatusOr<v1::Record> record = RecordFromJsonLine(lines[i]);
+      absl::StatusOr<Record> record = RecordFromJsonLine(lines[i]);
       if (!record.ok())
         return InStore(path_, absl::InvalidArgumentError(
                                   absl::StrCat("import: line ", i + 1, ": ", record.status().message(),
                                                "; nothing of this import was stored")));
-      record->set_id(0);  // ids are this store's own
+      record->id = 0;  // ids are this store's own
       records.push_back(*std::move(record));
     }
     if (absl::Status s = CheckAndCompleteRecords(records, "import: records"); !s.ok()) return InStore(path_, s);
@@ -193,10 +193,10 @@ class SqliteRecordStore final : public RecordStore {
 
  private:
   // One write call: all of `records` or none (its savepoint).
-  static std::vector<MeasuredResult> AsNewRecords(std::vector<v1::Record> records) {
+  static std::vector<MeasuredResult> AsNewRecords(std::vector<Record> records) {
     std::vector<MeasuredResult> results;
     results.reserve(records.size());
-    for (v1::Record& r : records) results.push_back({std::move(r), ""});
+    for (Record& r : records) results.push_back({std::move(r), ""});
     return results;
   }
 

@@ -39,28 +39,28 @@ absl::StatusOr<sqlite::Statement> PrepareWith(sqlite::Connection& db, const std:
 }
 
 // Runs a record query to the end.
-absl::StatusOr<std::vector<v1::Record>> CollectRecords(sqlite::Connection& db, sqlite::Statement& stmt) {
-  std::vector<v1::Record> records;
+absl::StatusOr<std::vector<Record>> CollectRecords(sqlite::Connection& db, sqlite::Statement& stmt) {
+  std::vector<Record> records;
   for (;;) {
     absl::StatusOr<bool> row = stmt.Step();
     if (!row.ok()) return row.status();
     if (!*row) return records;
-    absl::StatusOr<v1::Record> record = ReadRecord(stmt, db.path());
+    absl::StatusOr<Record> record = ReadRecord(stmt, db.path());
     if (!record.ok()) return record.status();
     records.push_back(*std::move(record));
   }
 }
 
-absl::StatusOr<std::optional<v1::Record>> FirstRecord(sqlite::Connection& db, const std::string& sql,
+absl::StatusOr<std::optional<Record>> FirstRecord(sqlite::Connection& db, const std::string& sql,
                                                       const std::vector<std::string>& args) {
   absl::StatusOr<sqlite::Statement> stmt = PrepareWith(db, sql, args);
   if (!stmt.ok()) return stmt.status();
   absl::StatusOr<bool> row = stmt->Step();
   if (!row.ok()) return row.status();
-  if (!*row) return std::optional<v1::Record>();
-  absl::StatusOr<v1::Record> record = ReadRecord(*stmt, db.path());
+  if (!*row) return std::optional<Record>();
+  absl::StatusOr<Record> record = ReadRecord(*stmt, db.path());
   if (!record.ok()) return record.status();
-  return std::optional<v1::Record>(*std::move(record));
+  return std::optional<Record>(*std::move(record));
 }
 
 }  // namespace
@@ -73,13 +73,13 @@ std::string BestSql(bool any_device) {
                       " AND error_kind = 'none' ORDER BY median_seconds, id LIMIT 1");
 }
 
-absl::StatusOr<std::optional<v1::Record>> ReadBest(sqlite::Connection& db, const std::string& workload_key,
+absl::StatusOr<std::optional<Record>> ReadBest(sqlite::Connection& db, const std::string& workload_key,
                                                    const std::string& device_key) {
   if (device_key.empty()) return FirstRecord(db, BestSql(true), {workload_key});
   return FirstRecord(db, BestSql(false), {workload_key, device_key});
 }
 
-absl::StatusOr<std::vector<v1::Record>> ReadQuery(sqlite::Connection& db, const RecordFilter& filter) {
+absl::StatusOr<std::vector<Record>> ReadQuery(sqlite::Connection& db, const RecordFilter& filter) {
   const Where where = FilterWhere(filter);
   const char* order = " ORDER BY id DESC";
   if (filter.fastest_first) {
@@ -109,7 +109,7 @@ absl::StatusOr<JobTotals> ReadTotals(sqlite::Connection& db, const std::string& 
     totals.trials = stmt->Int(0);
     totals.errors = stmt->Int(1);
   }
-  absl::StatusOr<std::optional<v1::Record>> best = FirstRecord(
+  absl::StatusOr<std::optional<Record>> best = FirstRecord(
       db,
       absl::StrCat("SELECT ", kRecordColumns,
                    " FROM records WHERE job_id = ?1 AND error_kind = 'none' ORDER BY median_seconds, id LIMIT 1"),
@@ -154,19 +154,17 @@ absl::StatusOr<std::vector<std::string>> ReadMeasuredSchedules(sqlite::Connectio
   }
 }
 
-absl::StatusOr<std::vector<v1::Job>> ReadJobs(sqlite::Connection& db) {
+absl::StatusOr<std::vector<Job>> ReadJobs(sqlite::Connection& db) {
   absl::StatusOr<sqlite::Statement> stmt = db.Prepare("SELECT id, job FROM jobs ORDER BY created_unix_ms, id");
   if (!stmt.ok()) return stmt.status();
-  std::vector<v1::Job> jobs;
+  std::vector<Job> jobs;
   for (;;) {
     absl::StatusOr<bool> row = stmt->Step();
     if (!row.ok()) return row.status();
     if (!*row) return jobs;
-    v1::Job job;
-    if (absl::Status s = ParseStored(stmt->Blob(1), &job, db.path(), absl::StrCat("job '", stmt->Text(0), "'"));
-        !s.ok())
-      return s;
-    jobs.push_back(std::move(job));
+    absl::StatusOr<Job> job = ReadJobBytes(stmt->Blob(1), db.path(), absl::StrCat("job '", stmt->Text(0), "'"));
+    if (!job.ok()) return job.status();
+    jobs.push_back(*std::move(job));
   }
 }
 
@@ -180,10 +178,10 @@ absl::StatusOr<std::optional<WorkloadRow>> ReadWorkload(sqlite::Connection& db, 
   WorkloadRow workload;
   workload.workload_key = workload_key;
   workload.flops = stmt->Real(1);
-  if (absl::Status s = ParseStored(stmt->Blob(0), &workload.workload, db.path(),
-                                   absl::StrCat("workload '", workload_key, "'"));
-      !s.ok())
-    return s;
+  absl::StatusOr<WorkloadSource> source =
+      ReadWorkloadBytes(stmt->Blob(0), db.path(), absl::StrCat("workload '", workload_key, "'"));
+  if (!source.ok()) return source.status();
+  workload.workload = *std::move(source);
   return std::optional<WorkloadRow>(std::move(workload));
 }
 
@@ -198,10 +196,10 @@ absl::StatusOr<std::vector<DeviceRow>> ReadDevices(sqlite::Connection& db) {
     if (!*row) return devices;
     DeviceRow device;
     device.last_seen_unix_ms = stmt->Int(2);
-    if (absl::Status s = ParseStored(stmt->Blob(1), &device.device, db.path(),
-                                     absl::StrCat("device '", stmt->Text(0), "'"));
-        !s.ok())
-      return s;
+    absl::StatusOr<DeviceInfo> info =
+        ReadDeviceBytes(stmt->Blob(1), db.path(), absl::StrCat("device '", stmt->Text(0), "'"));
+    if (!info.ok()) return info.status();
+    device.device = *std::move(info);
     devices.push_back(std::move(device));
   }
 }
@@ -222,7 +220,7 @@ absl::Status ExportRecords(sqlite::Connection& db, const RecordFilter& filter,
     absl::StatusOr<bool> row = stmt->Step();
     if (!row.ok()) return row.status();
     if (!*row) return absl::OkStatus();
-    absl::StatusOr<v1::Record> record = ReadRecord(*stmt, db.path());
+    absl::StatusOr<Record> record = ReadRecord(*stmt, db.path());
     if (!record.ok()) return record.status();
     if (!line(RecordToJsonLine(*record))) return absl::OkStatus();
   }

@@ -19,15 +19,15 @@ namespace tuneforge::server {
 // (records_best / records_best_any); tests check the plan.
 std::string BestSql(bool any_device);
 
-absl::StatusOr<std::optional<v1::Record>> ReadBest(sqlite::Connection& db, const std::string& workload_key,
+absl::StatusOr<std::optional<Record>> ReadBest(sqlite::Connection& db, const std::string& workload_key,
                                                    const std::string& device_key);
-absl::StatusOr<std::vector<v1::Record>> ReadQuery(sqlite::Connection& db, const RecordFilter& filter);
+absl::StatusOr<std::vector<Record>> ReadQuery(sqlite::Connection& db, const RecordFilter& filter);
 absl::StatusOr<JobTotals> ReadTotals(sqlite::Connection& db, const std::string& job_id);
 absl::StatusOr<std::vector<TaskRow>> ReadPendingTasks(sqlite::Connection& db, const std::string& job_id);
 absl::StatusOr<std::vector<std::string>> ReadMeasuredSchedules(sqlite::Connection& db,
                                                                const std::string& workload_key,
                                                                const std::string& device_key);
-absl::StatusOr<std::vector<v1::Job>> ReadJobs(sqlite::Connection& db);
+absl::StatusOr<std::vector<Job>> ReadJobs(sqlite::Connection& db);
 absl::StatusOr<std::optional<WorkloadRow>> ReadWorkload(sqlite::Connection& db, const std::string& workload_key);
 absl::StatusOr<std::vector<DeviceRow>> ReadDevices(sqlite::Connection& db);
 absl::StatusOr<int64_t> ReadRecordCount(sqlite::Connection& db);

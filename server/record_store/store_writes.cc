@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/record_store/record_validation.h"
+#include "server/marshal/to_proto.h"
 #include "server/record_store/row_codec.h"
 
 namespace tuneforge::server {
@@ -14,20 +15,14 @@ namespace {
 
 absl::Status Invalid(const std::string& what) { return absl::InvalidArgumentError(what); }
 
-std::string Bytes(const google::protobuf::MessageLite& message) {
-  std::string bytes;
-  message.SerializeToString(&bytes);
-  return bytes;
-}
-
 // A caller-chosen id must not be another task's record's id.
-absl::StatusOr<bool> IdHeldByOtherTask(sqlite::Connection& db, const v1::Record& record) {
+absl::StatusOr<bool> IdHeldByOtherTask(sqlite::Connection& db, const Record& record) {
   absl::StatusOr<sqlite::Statement> stmt = db.Prepare("SELECT task_id FROM records WHERE id = ?1");
   if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, static_cast<int64_t>(record.id()));
+  stmt->Bind(1, record.id);
   absl::StatusOr<bool> row = stmt->Step();
   if (!row.ok()) return row.status();
-  return *row && stmt->Text(0) != record.task_id();
+  return *row && stmt->Text(0) != record.task_id;
 }
 
 double MedianOf(std::vector<double> values) {
@@ -42,11 +37,11 @@ double MedianOf(std::vector<double> values) {
 // re-timing is applied once: without its pending task row it is a
 // duplicate. Returns the updated record's id, 0 when nothing changed, -1
 // for a duplicate.
-absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const v1::Record& retime,
+absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const Record& retime,
                                     const std::string& retime_of) {
   absl::StatusOr<sqlite::Statement> pending = db.Prepare("DELETE FROM tasks WHERE task_id = ?1");
   if (!pending.ok()) return pending.status();
-  pending->BindText(1, retime.task_id());
+  pending->BindText(1, retime.task_id);
   if (absl::Status s = pending->Run(); !s.ok()) return s;
   if (db.Changes() == 0) return -1;
 
@@ -66,24 +61,24 @@ absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const v1::Record& re
   const int64_t timings = read->Int(4) + 1;
 
   // A worker that died says nothing about the kernel.
-  if (retime.error_kind() == "worker_lost") return 0;
+  if (retime.error_kind == measure::MeasureErrorKind::kWorkerLost) return 0;
   absl::StatusOr<sqlite::Statement> update = [&]() -> absl::StatusOr<sqlite::Statement> {
-    if (retime.error_kind() != "none") {
+    if (!retime.ok()) {
       // It measured fine once and fails now (wrong result, crash, timeout):
       // not a kernel to hand out.
       absl::StatusOr<sqlite::Statement> stmt =
           db.Prepare("UPDATE records SET error_kind = ?2, error = ?3, timings = ?4 WHERE id = ?1");
       if (!stmt.ok()) return stmt.status();
-      stmt->Bind(1, id).BindText(2, retime.error_kind())
-          .BindText(3, absl::StrCat("re-timing failed: ", retime.error()))
+      stmt->Bind(1, id).BindText(2, measure::ErrorKindName(retime.error_kind))
+          .BindText(3, absl::StrCat("re-timing failed: ", retime.error))
           .Bind(4, timings);
       return stmt;
     }
     if (repeats->empty()) repeats->push_back(old_median);
-    if (retime.repeat_seconds().empty()) {
-      repeats->push_back(retime.median_seconds());
+    if (retime.repeat_seconds.empty()) {
+      repeats->push_back(retime.median_seconds);
     } else {
-      repeats->insert(repeats->end(), retime.repeat_seconds().begin(), retime.repeat_seconds().end());
+      repeats->insert(repeats->end(), retime.repeat_seconds.begin(), retime.repeat_seconds.end());
     }
     const double median = MedianOf(*repeats);
     absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
@@ -107,20 +102,20 @@ int64_t NowUnixMs() {
       .count();
 }
 
-absl::Status CheckAndCompleteRecords(std::vector<v1::Record>& records, const char* what) {
+absl::Status CheckAndCompleteRecords(std::vector<Record>& records, const char* what) {
   const int64_t now = NowUnixMs();
   for (size_t i = 0; i < records.size(); ++i) {
-    v1::Record& record = records[i];
+    Record& record = records[i];
     if (absl::Status s = ValidateRecord(record); !s.ok())
-      return Invalid(absl::StrCat(what, "[", i, "] (task '", record.task_id(), "'): ", s.message()));
-    if (record.created_unix_ms() == 0) record.set_created_unix_ms(now);
-    if (record.schema_version() == 0) record.set_schema_version(kRecordSchemaVersion);
+      return Invalid(absl::StrCat(what, "[", i, "] (task '", record.task_id, "'): ", s.message()));
+    if (record.created_unix_ms == 0) record.created_unix_ms = now;
+    if (record.schema_version == 0) record.schema_version = kRecordSchemaVersion;
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckJob(const v1::Job& job) {
-  if (job.id().empty()) return Invalid("job: field 'id' is empty; a stored job needs its id");
+absl::Status CheckJob(const Job& job) {
+  if (job.id.empty()) return Invalid("job: field 'id' is empty; a stored job needs its id");
   return absl::OkStatus();
 }
 
@@ -132,13 +127,13 @@ absl::Status CheckAndCompleteTasks(std::vector<TaskRow>& tasks) {
     if (row.job_id.empty()) return Invalid(where + "field 'job_id' is empty");
     if (row.device_key.empty()) return Invalid(where + "field 'device_key' is empty");
     if (row.workload_key.empty()) return Invalid(where + "field 'workload_key' is empty");
-    if (!row.task.task_id().empty() && row.task.task_id() != row.task_id)
-      return Invalid(absl::StrCat(where, "field 'task.task_id' is '", row.task.task_id(),
+    if (!row.task.task_id.empty() && row.task.task_id != row.task_id)
+      return Invalid(absl::StrCat(where, "field 'task.task_id' is '", row.task.task_id,
                                   "' but the row's task_id is '", row.task_id, "'; they must be equal"));
-    row.task.set_task_id(row.task_id);
+    row.task.task_id = row.task_id;
     // Objects are large and rebuilt at lease time; a stored task is the recipe.
-    row.task.clear_candidate();
-    row.task.clear_reference();
+    row.task.candidate.reset();
+    row.task.reference.reset();
   }
   return absl::OkStatus();
 }
@@ -150,8 +145,8 @@ absl::Status CheckWorkload(const std::string& workload_key, double flops) {
   return absl::OkStatus();
 }
 
-absl::Status CheckDevice(const v1::DeviceInfo& device) {
-  if (device.device_key().empty()) return Invalid("device: field 'device_key' is empty");
+absl::Status CheckDevice(const DeviceInfo& device) {
+  if (device.device_key.empty()) return Invalid("device: field 'device_key' is empty");
   return absl::OkStatus();
 }
 
@@ -163,7 +158,7 @@ absl::Status InsertRecords(sqlite::Connection& db, const std::vector<MeasuredRes
                                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
                                        "?15, ?16, ?17) ON CONFLICT (task_id) DO NOTHING");
   for (size_t i = 0; i < results.size(); ++i) {
-    const v1::Record& record = results[i].record;
+    const Record& record = results[i].record;
     if (results[i].is_retime()) {
       absl::StatusOr<int64_t> updated = ApplyRetime(db, record, results[i].retime_of);
       if (!updated.ok()) return updated.status();
@@ -171,12 +166,12 @@ absl::Status InsertRecords(sqlite::Connection& db, const std::vector<MeasuredRes
       outcome->ids.push_back(std::max<int64_t>(*updated, 0));
       continue;
     }
-    if (record.id() != 0) {
+    if (record.id != 0) {
       absl::StatusOr<bool> taken = IdHeldByOtherTask(db, record);
       if (!taken.ok()) return taken.status();
       if (*taken)
         return absl::AlreadyExistsError(absl::StrCat(
-            "record store ", db.path(), ": records[", i, "] (task '", record.task_id(), "'): id ", record.id(),
+            "record store ", db.path(), ": records[", i, "] (task '", record.task_id, "'): id ", record.id,
             " is the id of another task's record; leave id 0 and the store picks one"));
     }
     absl::StatusOr<sqlite::Statement> stmt = db.Prepare(sql);
@@ -194,18 +189,19 @@ absl::Status InsertRecords(sqlite::Connection& db, const std::vector<MeasuredRes
   return absl::OkStatus();
 }
 
-absl::Status UpsertJob(sqlite::Connection& db, const v1::Job& job, int64_t now_ms) {
+absl::Status UpsertJob(sqlite::Connection& db, const Job& job, int64_t now_ms) {
   absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
       "INSERT INTO jobs (id, state, spec, job, created_unix_ms, updated_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
       "ON CONFLICT (id) DO UPDATE SET state = excluded.state, spec = excluded.spec, job = excluded.job, "
       "updated_unix_ms = excluded.updated_unix_ms");
   if (!stmt.ok()) return stmt.status();
-  stmt->BindText(1, job.id())
-      .Bind(2, static_cast<int64_t>(job.state()))
-      .BindBlob(3, Bytes(job.spec()))
-      .BindBlob(4, Bytes(job))
-      .Bind(5, static_cast<int64_t>(job.created_unix_ms() != 0 ? job.created_unix_ms() : now_ms))
-      .Bind(6, static_cast<int64_t>(job.updated_unix_ms() != 0 ? job.updated_unix_ms() : now_ms));
+  // The state column holds the API's enum value (v1::JobState), as before.
+  stmt->BindText(1, job.id)
+      .Bind(2, static_cast<int64_t>(ToProto(job.state)))
+      .BindBlob(3, SpecBytes(job.spec))
+      .BindBlob(4, JobBytes(job))
+      .Bind(5, job.created_unix_ms != 0 ? job.created_unix_ms : now_ms)
+      .Bind(6, job.updated_unix_ms != 0 ? job.updated_unix_ms : now_ms);
   return stmt->Run();
 }
 
@@ -234,7 +230,7 @@ absl::Status InsertTasks(sqlite::Connection& db, const std::vector<TaskRow>& tas
         .BindText(2, row.job_id)
         .BindText(3, row.device_key)
         .BindText(4, row.workload_key)
-        .BindBlob(5, Bytes(row.task))
+        .BindBlob(5, TaskBytes(row.task))
         .Bind(6, now_ms);
     if (absl::Status s = stmt->Run(); !s.ok()) return s;
   }
@@ -242,22 +238,22 @@ absl::Status InsertTasks(sqlite::Connection& db, const std::vector<TaskRow>& tas
 }
 
 absl::Status UpsertWorkload(sqlite::Connection& db, const std::string& workload_key,
-                            const v1::Workload& workload, double flops, int64_t now_ms) {
+                            const WorkloadSource& workload, double flops, int64_t now_ms) {
   absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
       "INSERT INTO workloads (workload_key, workload, flops, created_unix_ms) VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT (workload_key) DO UPDATE SET workload = excluded.workload, flops = excluded.flops");
   if (!stmt.ok()) return stmt.status();
-  stmt->BindText(1, workload_key).BindBlob(2, Bytes(workload)).Bind(3, flops).Bind(4, now_ms);
+  stmt->BindText(1, workload_key).BindBlob(2, WorkloadBytes(workload)).Bind(3, flops).Bind(4, now_ms);
   return stmt->Run();
 }
 
-absl::Status UpsertDevice(sqlite::Connection& db, const v1::DeviceInfo& device, int64_t now_ms) {
+absl::Status UpsertDevice(sqlite::Connection& db, const DeviceInfo& device, int64_t now_ms) {
   absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
       "INSERT INTO devices (device_key, device, last_seen_unix_ms) VALUES (?1, ?2, ?3) "
       "ON CONFLICT (device_key) DO UPDATE SET device = excluded.device, "
       "last_seen_unix_ms = excluded.last_seen_unix_ms");
   if (!stmt.ok()) return stmt.status();
-  stmt->BindText(1, device.device_key()).BindBlob(2, Bytes(device)).Bind(3, now_ms);
+  stmt->BindText(1, device.device_key).BindBlob(2, DeviceBytes(device)).Bind(3, now_ms);
   return stmt->Run();
 }
 

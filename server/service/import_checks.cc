@@ -6,25 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
 #include "common/schedule/state.h"
-#include "nlohmann/json.hpp"
 
 namespace tuneforge::server {
 namespace {
 
-using Json = nlohmann::json;
-
 absl::Status FieldError(const char* field, const std::string& problem) {
   return absl::InvalidArgumentError(absl::StrCat("field '", field, "' ", problem));
-}
-
-std::string StringField(const Json& json, const char* name) {
-  auto it = json.find(name);
-  return it != json.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-double NumberField(const Json& json, const char* name) {
-  auto it = json.find(name);
-  return it != json.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
 // "def:NAME" is how a record names a compute-definition workload; its text
@@ -62,12 +49,9 @@ absl::StatusOr<const te::Workload*> ImportChecker::Workload(const std::string& s
   return &workloads_.emplace(spec, *std::move(parsed)).first->second;
 }
 
-absl::Status ImportChecker::Check(const std::string& line) {
-  const Json json = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) return absl::InvalidArgumentError("is not a record (a JSON object)");
-  const std::string key = StringField(json, "workload_key");
-  const std::string workload = StringField(json, "workload");
-  const bool correct = StringField(json, "error_kind") == "none";
+absl::Status ImportChecker::Check(const Record& record) {
+  const std::string& key = record.workload_key;
+  const std::string& workload = record.workload;
 
   // The workload the record names, and that its key is that workload's.
   const te::Workload* w = nullptr;
@@ -79,11 +63,11 @@ absl::Status ImportChecker::Check(const std::string& line) {
       return FieldError("workload_key", absl::StrCat("is ", key, ", but the record's workload '", workload,
                                                      "' has the key ", w->dag->workload_key()));
   }
-  if (!correct) return absl::OkStatus();
+  if (!record.ok()) return absl::OkStatus();
 
   // A correct record can win `best`: its schedule must be one this build
   // replays on the workload it claims.
-  absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(StringField(json, "schedule_json"));
+  absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(record.schedule_json);
   if (!s.ok()) return FieldError("schedule_json", absl::StrCat("is not a schedule: ", s.status().message()));
   if (!s->workload_key.empty() && s->workload_key != key)
     return FieldError("schedule_json", absl::StrCat("is a schedule of the workload key ", s->workload_key,
@@ -109,7 +93,7 @@ absl::Status ImportChecker::Check(const std::string& line) {
   if (!replayed.ok())
     return FieldError("schedule_json", absl::StrCat("does not replay on ", w->spec, ": ",
                                                     replayed.status().message()));
-  return CheckFigures(w->dag->flops(), NumberField(json, "median_seconds"), NumberField(json, "gflops"));
+  return CheckFigures(w->dag->flops(), record.median_seconds, record.gflops);
 }
 
 }  // namespace tuneforge::server

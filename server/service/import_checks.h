@@ -2,11 +2,11 @@
 // --db, and the Records/Import call): what it claims. Its workload parses
 // and has its workload_key; its schedule names that workload and replays
 // against it; its time and GFLOPS are finite, positive, agree with the
-// workload's FLOP count and are physically plausible. A line that passed
-// RecordFromJsonLine (types and ranges of the fields) can still be a lie
-// that wins `best`; this is the check against that. Records of a failed
-// measurement (error_kind other than "none") never win, so only their
-// workload and key are checked.
+// workload's FLOP count and are physically plausible. A line that
+// RecordFromJsonLine read (types and ranges of the fields) can still be a
+// lie that wins `best`; this is the check against that. Records of a failed
+// measurement (any error kind but none) never win, so only their workload
+// and key are checked.
 #pragma once
 
 #include <map>
@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/te/workload.h"
+#include "server/domain/record.h"
 
 namespace tuneforge::server {
 
@@ -32,10 +33,9 @@ inline constexpr double kGflopsTolerance = 0.01;
 
 class ImportChecker {
  public:
-  // `line` is one record as JSON (the export format) that RecordFromJsonLine
-  // accepted. INVALID_ARGUMENT naming the field and the problem; the caller
-  // adds which line.
-  absl::Status Check(const std::string& line);
+  // `record` is what RecordFromJsonLine read from one line. INVALID_ARGUMENT
+  // naming the field and the problem; the caller adds which line.
+  absl::Status Check(const Record& record);
 
  private:
   // Parsed once per distinct spec: an import holds many records of few

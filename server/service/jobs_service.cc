@@ -17,9 +17,9 @@ class JobsService final : public v1::Jobs::Service {
                       v1::SubmitJobResponse* response) override {
     return HandleCall(env_, context, "Jobs.Submit", [&]() -> absl::Status {
       TF_RETURN_IF_ERROR(CheckSubmitJob(*request));
-      absl::StatusOr<v1::Job> job = jobs_.Submit(request->spec());
+      absl::StatusOr<Job> job = jobs_.Submit(FromProto(request->spec()));
       if (!job.ok()) return job.status();
-      *response->mutable_job() = *std::move(job);
+      *response->mutable_job() = ToProto(*job);
       return absl::OkStatus();
     });
   }
@@ -28,9 +28,9 @@ class JobsService final : public v1::Jobs::Service {
                    v1::GetJobResponse* response) override {
     return HandleCall(env_, context, "Jobs.Get", [&]() -> absl::Status {
       TF_RETURN_IF_ERROR(CheckJobId(request->id()));
-      absl::StatusOr<v1::Job> job = jobs_.Get(request->id());
+      absl::StatusOr<Job> job = jobs_.Get(request->id());
       if (!job.ok()) return NameNotFoundField("id", job.status());
-      *response->mutable_job() = *std::move(job);
+      *response->mutable_job() = ToProto(*job);
       return absl::OkStatus();
     });
   }
@@ -39,9 +39,9 @@ class JobsService final : public v1::Jobs::Service {
                       v1::CancelJobResponse* response) override {
     return HandleCall(env_, context, "Jobs.Cancel", [&]() -> absl::Status {
       TF_RETURN_IF_ERROR(CheckJobId(request->id()));
-      absl::StatusOr<v1::Job> job = jobs_.Cancel(request->id());
+      absl::StatusOr<Job> job = jobs_.Cancel(request->id());
       if (!job.ok()) return NameNotFoundField("id", job.status());
-      *response->mutable_job() = *std::move(job);
+      *response->mutable_job() = ToProto(*job);
       return absl::OkStatus();
     });
   }
@@ -51,7 +51,7 @@ class JobsService final : public v1::Jobs::Service {
     return HandleCall(env_, context, "Jobs.List", [&]() -> absl::Status {
       TF_RETURN_IF_ERROR(CheckListJobs(*request));
       int limit = request->limit() == 0 ? limits::kDefaultListLimit : request->limit();
-      for (v1::Job& job : jobs_.List(request->state(), limit)) *response->add_jobs() = std::move(job);
+      for (const Job& job : jobs_.List(FromProto(request->state()), limit)) *response->add_jobs() = ToProto(job);
       return absl::OkStatus();
     });
   }
@@ -74,7 +74,7 @@ class JobsService final : public v1::Jobs::Service {
     absl::StatusOr<JobUpdate> update = jobs_.WaitForUpdate(id, 0, absl::ZeroDuration());
     if (!update.ok()) return NameNotFoundField("id", update.status());
     while (true) {
-      if (!writer.Write(update->progress))
+      if (!writer.Write(ToProto(update->progress)))
         return absl::CancelledError("the client stopped reading the watch stream");
       if (update->finished) return absl::OkStatus();
       uint64_t version = update->version;

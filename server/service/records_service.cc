@@ -18,7 +18,7 @@ namespace {
 
 // The key of a request's workload, parsed as a job's workloads are.
 absl::StatusOr<std::string> WorkloadKeyOf(const v1::Workload& workload) {
-  absl::StatusOr<te::Workload> parsed = ParseWorkloadProto(workload);
+  absl::StatusOr<te::Workload> parsed = measure::ParseWorkloadSource(FromProto(workload));
   if (!parsed.ok())
     return FieldError(workload.has_spec() ? "workload.spec:" : "workload.definition:",
                       std::string(parsed.status().message()));
@@ -89,8 +89,8 @@ class ImportSession {
         return LineError(absl::StrCat("too long (", line.size(), " bytes); a record line is at most ",
                                       limits::kMaxImportLineBytes, " bytes"));
       if (absl::StripAsciiWhitespace(line).empty()) continue;  // as the store does: blank lines are no records
-      absl::Status s = RecordFromJsonLine(line).status();
-      if (s.ok()) s = checker_.Check(line);
+      absl::StatusOr<Record> record = RecordFromJsonLine(line);
+      absl::Status s = record.ok() ? checker_.Check(*record) : record.status();
       if (!s.ok()) return LineError(s.message());
       batch_.push_back(line);
       batch_bytes_ += static_cast<int64_t>(line.size());
@@ -178,10 +178,10 @@ class RecordsService final : public v1::Records::Service {
         if (!parsed_key.ok()) return parsed_key.status();
         key = *std::move(parsed_key);
       }
-      absl::StatusOr<std::optional<v1::Record>> best = store_.Best(key, request->device_key());
+      absl::StatusOr<std::optional<Record>> best = store_.Best(key, request->device_key());
       if (!best.ok()) return best.status();
       response->set_found(best->has_value());
-      if (best->has_value()) *response->mutable_record() = **std::move(best);
+      if (best->has_value()) *response->mutable_record() = ToProto(**best);
       return absl::OkStatus();
     });
   }
@@ -190,9 +190,9 @@ class RecordsService final : public v1::Records::Service {
                      v1::QueryRecordsResponse* response) override {
     return HandleCall(env_, context, "Records.Query", [&]() -> absl::Status {
       TF_RETURN_IF_ERROR(CheckQueryRecords(*request));
-      absl::StatusOr<std::vector<v1::Record>> records = store_.Query(ToFilter(*request));
+      absl::StatusOr<std::vector<Record>> records = store_.Query(ToFilter(*request));
       if (!records.ok()) return records.status();
-      for (v1::Record& record : *records) *response->add_records() = std::move(record);
+      for (const Record& record : *records) *response->add_records() = ToProto(record);
       return absl::OkStatus();
     });
   }

@@ -10,6 +10,8 @@
 #include "proto/tuneforge.grpc.pb.h"
 #include "server/core/dispatcher.h"
 #include "server/core/job_manager.h"
+#include "server/marshal/from_proto.h"
+#include "server/marshal/to_proto.h"
 #include "server/record_store/record_store.h"
 
 namespace tuneforge::server {

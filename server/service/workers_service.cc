@@ -33,9 +33,9 @@ class WorkersService final : public v1::Workers::Service {
                         v1::RegisterWorkerResponse* response) override {
     return HandleCall(env_, context, "Workers.Register", [&]() -> absl::Status {
       TF_RETURN_IF_ERROR(CheckRegisterWorker(*request));
-      absl::StatusOr<v1::RegisterWorkerResponse> registered = dispatcher_.Register(request->device());
+      absl::StatusOr<Registration> registered = dispatcher_.Register(FromProto(request->device()));
       if (!registered.ok()) return registered.status();
-      *response = *std::move(registered);
+      *response = ToProto(*registered);
       return absl::OkStatus();
     });
   }
@@ -44,7 +44,7 @@ class WorkersService final : public v1::Workers::Service {
                          v1::HeartbeatResponse* response) override {
     return HandleCall(env_, context, "Workers.Heartbeat", [&]() -> absl::Status {
       TF_RETURN_IF_ERROR(CheckWorkerId(request->worker_id()));
-      *response = dispatcher_.Heartbeat(request->worker_id());
+      response->set_known(dispatcher_.Heartbeat(request->worker_id()));
       return absl::OkStatus();
     });
   }
@@ -53,10 +53,10 @@ class WorkersService final : public v1::Workers::Service {
                      v1::LeaseResponse* response) override {
     return HandleCall(env_, context, "Workers.Lease", [&]() -> absl::Status {
       TF_RETURN_IF_ERROR(CheckLease(*request));
-      absl::StatusOr<v1::LeaseResponse> lease = dispatcher_.Lease(
+      absl::StatusOr<LeaseGrant> lease = dispatcher_.Lease(
           request->worker_id(), request->max_tasks(), LeaseWaitMs(request->wait_ms(), *context));
       if (!lease.ok()) return NameNotFoundField("worker_id", lease.status());
-      *response = *std::move(lease);
+      *response = ToProto(*lease);
       return absl::OkStatus();
     });
   }
@@ -65,9 +65,11 @@ class WorkersService final : public v1::Workers::Service {
                       v1::ReportResponse* response) override {
     return HandleCall(env_, context, "Workers.Report", [&]() -> absl::Status {
       TF_RETURN_IF_ERROR(CheckReport(*request));
-      absl::StatusOr<v1::ReportResponse> report = dispatcher_.Report(*request);
-      if (!report.ok()) return NameNotFoundField("worker_id", report.status());
-      *response = *std::move(report);
+      absl::StatusOr<WorkerReport> report = FromProto(*request);
+      if (!report.ok()) return report.status();
+      absl::StatusOr<ReportOutcome> outcome = dispatcher_.Report(*report);
+      if (!outcome.ok()) return NameNotFoundField("worker_id", outcome.status());
+      *response = ToProto(*outcome);
       return absl::OkStatus();
     });
   }
@@ -86,7 +88,7 @@ class WorkersService final : public v1::Workers::Service {
   grpc::Status List(grpc::ServerContext* context, const v1::ListWorkersRequest* request,
                     v1::ListWorkersResponse* response) override {
     return HandleCall(env_, context, "Workers.List", [&]() -> absl::Status {
-      for (v1::WorkerStatus& worker : dispatcher_.ListWorkers()) *response->add_workers() = std::move(worker);
+      for (const WorkerStatus& worker : dispatcher_.ListWorkers()) *response->add_workers() = ToProto(worker);
       return absl::OkStatus();
     });
   }

@@ -47,7 +47,7 @@ std::vector<schedule::Step> SlowToCompile() {
 }
 
 BuildRequest Request(const std::string& spec, const std::vector<schedule::Step>& steps) {
-  return MakeBuildRequest({spec, "", ""}, Dag(spec)->workload_key(), steps, codegen::Target::Host());
+  return MakeBuildRequest(WorkloadSource::Spec(spec), Dag(spec)->workload_key(), steps, codegen::Target::Host());
 }
 
 TEST(BuilderPoolTest, BuildsWhatAnInProcessBuildBuildsAndTheKernelIsCorrect) {
@@ -136,7 +136,7 @@ TEST(BuilderPoolTest, DefinitionsAreBuiltFromTheirText) {
   absl::StatusOr<te::Workload> w = te::ParseDefinition(text, "twice");
   ASSERT_TRUE(w.ok()) << w.status();
   BuilderPool pool(Config(), 1, 60);
-  BuiltKernel k = pool.Build({MakeBuildRequest({"", text, "twice"}, w->dag->workload_key(), {},
+  BuiltKernel k = pool.Build({MakeBuildRequest(WorkloadSource::Definition(text, "twice"), w->dag->workload_key(), {},
                                                codegen::Target::Host())})[0];
   EXPECT_TRUE(k.ok()) << k.error;
 }

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "server/marshal/to_proto.h"
 #include "server/record_store/record_store.h"
 #include "tests/service/harness.h"
 
@@ -22,7 +23,11 @@ absl::StatusOr<std::vector<v1::Record>> RecordsInDatabase(const std::string& db_
   server::RecordFilter filter;
   filter.job_id = job_id;
   filter.limit = 10000;
-  return (*store)->Query(filter);
+  absl::StatusOr<std::vector<server::Record>> records = (*store)->Query(filter);
+  if (!records.ok()) return records.status();
+  std::vector<v1::Record> out;
+  for (const server::Record& r : *records) out.push_back(server::ToProto(r));
+  return out;
 }
 
 TEST(ServerRestartTest, KilledServerResumesTheJobWithoutLosingRecords) {

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/tuneforge.grpc.pb.h"
+#include "server/marshal/to_proto.h"
 #include "server/server.h"
 #include "tests/worker_agent/test_tasks.h"
 #include "tests/worker_agent/worker_process.h"
@@ -91,9 +92,12 @@ class RealServer {
     server::RecordFilter filter;
     filter.job_id = job_id;
     filter.limit = 0;
-    absl::StatusOr<std::vector<v1::Record>> records = server_->store().Query(filter);
-    EXPECT_TRUE(records.ok()) << records.status();
-    return records.ok() ? *records : std::vector<v1::Record>{};
+    absl::StatusOr<std::vector<server::Record>> stored = server_->store().Query(filter);
+    EXPECT_TRUE(stored.ok()) << stored.status();
+    std::vector<v1::Record> records;  // as a client sees them
+    if (stored.ok())
+      for (const server::Record& r : *stored) records.push_back(server::ToProto(r));
+    return records;
   }
 
   std::vector<v1::WorkerStatus> Workers() {

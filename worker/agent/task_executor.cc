@@ -81,7 +81,7 @@ void TaskExecutor::Prepare(const v1::MeasureTask& task, Prepared& out) {
     return;
   }
   out.workload = *workload;
-  out.source = {task.workload().spec(), task.workload().definition(), task.workload().name()};
+  out.source = measure::WorkloadSourceFromProto(task.workload());
   const std::string key = out.workload->dag->workload_key();
   if (key != task.workload_key()) {
     out.settled = ErrorResult(

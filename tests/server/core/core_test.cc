@@ -16,9 +16,7 @@
 namespace tuneforge::server {
 namespace {
 
-bool Unfinished(v1::JobState state) {
-  return state == v1::JOB_STATE_QUEUED || state == v1::JOB_STATE_RUNNING;
-}
+bool Unfinished(JobState state) { return state == JobState::kQueued || state == JobState::kRunning; }
 
 using ::testing::HasSubstr;
 
@@ -58,27 +56,27 @@ class CoreTest : public ::testing::Test {
     store_.reset();
   }
 
-  v1::JobSpec Spec(int trials, int batch = 8, const std::string& spec = "matmul:M=16,N=16,K=16") {
-    v1::JobSpec s;
-    s.add_workloads()->set_spec(spec);
-    s.set_device_key(kDevice);
-    s.set_trials(trials);
-    s.set_batch_size(batch);
+  JobSpec Spec(int trials, int batch = 8, const std::string& spec = "matmul:M=16,N=16,K=16") {
+    JobSpec s;
+    s.workloads.push_back(WorkloadSource::Spec(spec));
+    s.device_key = kDevice;
+    s.trials = trials;
+    s.batch_size = batch;
     // These tests time leases and rounds; random search proposes at once
     // (the Ansor policy's rounds are tested in tests/search).
-    s.set_policy("random");
+    s.policy = "random";
     // Counting tests count trials; re-timing has its own tests below.
-    s.set_retime_top(-1);
+    s.retime_top = -1;
     return s;
   }
 
   std::string RegisterWorker() {
-    v1::DeviceInfo d;
-    d.set_device_key(kDevice);
-    d.set_can_build(true);
+    DeviceInfo d;
+    d.device_key = kDevice;
+    d.can_build = true;
     auto r = dispatcher_->Register(d);
     EXPECT_TRUE(r.ok());
-    return r->worker_id();
+    return r->worker_id;
   }
 
   // Leases and reports everything until the job finishes (or nothing comes).
@@ -86,42 +84,42 @@ class CoreTest : public ::testing::Test {
     int reported = 0;
     for (int i = 0; i < max_leases; ++i) {
       auto job = jobs_->Get(job_id);
-      if (!Unfinished(job->state())) break;
+      if (!Unfinished(job->state)) break;
       auto lease = dispatcher_->Lease(worker, 8, 2000);
-      if (!lease.ok() || lease->tasks_size() == 0) continue;
+      if (!lease.ok() || lease->tasks.empty()) continue;
       reported += Report(worker, *lease);
     }
     return reported;
   }
 
-  int Report(const std::string& worker, const v1::LeaseResponse& lease, double seconds = 1e-3) {
-    v1::ReportRequest req;
-    req.set_worker_id(worker);
-    req.set_lease_id(lease.lease_id());
-    for (const v1::MeasureTask& t : lease.tasks()) {
-      v1::MeasureResult* r = req.add_results();
-      r->set_task_id(t.task_id());
-      r->set_error_kind(v1::MEASURE_ERROR_KIND_NONE);
-      r->set_median_seconds(seconds);
-      r->add_repeat_seconds(seconds);
-    }
+  int Report(const std::string& worker, const LeaseGrant& lease, double seconds = 1e-3) {
+    WorkerReport req{worker, lease.lease_id, {}};
+    for (const MeasureTask& t : lease.tasks) req.results.push_back({t.task_id, Measured(seconds)});
     auto resp = dispatcher_->Report(req);
     EXPECT_TRUE(resp.ok()) << resp.status();
-    return resp.ok() ? resp->accepted() : 0;
+    return resp.ok() ? resp->accepted : 0;
   }
 
-  std::vector<v1::Record> Records(const std::string& job_id) {
+  static measure::MeasureResult Measured(double seconds) {
+    measure::MeasureResult r;
+    r.correct = true;
+    r.median_seconds = seconds;
+    r.repeat_seconds = {seconds};
+    return r;
+  }
+
+  std::vector<Record> Records(const std::string& job_id) {
     RecordFilter f;
     f.job_id = job_id;
     f.limit = 10000;
     auto r = store_->Query(f);
     EXPECT_TRUE(r.ok());
-    return r.ok() ? *r : std::vector<v1::Record>{};
+    return r.ok() ? *r : std::vector<Record>{};
   }
 
-  static std::set<std::string> TaskIds(const std::vector<v1::Record>& records) {
+  static std::set<std::string> TaskIds(const std::vector<Record>& records) {
     std::set<std::string> ids;
-    for (const v1::Record& r : records) ids.insert(r.task_id());
+    for (const Record& r : records) ids.insert(r.task_id);
     return ids;
   }
 
@@ -135,19 +133,19 @@ TEST_F(CoreTest, JobRunsToExactlyItsTrialCount) {
   auto job = jobs_->Submit(Spec(20));
   ASSERT_TRUE(job.ok()) << job.status();
   std::string worker = RegisterWorker();
-  EXPECT_EQ(Drain(worker, job->id()), 20);
-  auto done = jobs_->Get(job->id());
-  EXPECT_EQ(done->state(), v1::JOB_STATE_DONE);
-  EXPECT_EQ(done->trials_done(), 20);
-  EXPECT_GT(done->best_gflops(), 0);
-  EXPECT_THAT(done->best_schedule_json(), HasSubstr("\"workload\""));
-  std::vector<v1::Record> records = Records(job->id());
+  EXPECT_EQ(Drain(worker, job->id), 20);
+  auto done = jobs_->Get(job->id);
+  EXPECT_EQ(done->state, JobState::kDone);
+  EXPECT_EQ(done->trials_done, 20);
+  EXPECT_GT(done->best_gflops, 0);
+  EXPECT_THAT(done->best_schedule_json, HasSubstr("\"workload\""));
+  std::vector<Record> records = Records(job->id);
   EXPECT_EQ(records.size(), 20u);
   EXPECT_EQ(TaskIds(records).size(), 20u);
-  for (const v1::Record& r : records) {
-    EXPECT_EQ(r.worker_id(), worker);
-    EXPECT_EQ(r.device_key(), kDevice);
-    EXPECT_NEAR(r.gflops(), 2.0 * 16 * 16 * 16 / 1e-3 / 1e9, 1e-9);
+  for (const Record& r : records) {
+    EXPECT_EQ(r.worker_id, worker);
+    EXPECT_EQ(r.device_key, kDevice);
+    EXPECT_NEAR(r.gflops, 2.0 * 16 * 16 * 16 / 1e-3 / 1e9, 1e-9);
   }
 }
 
@@ -161,7 +159,7 @@ TEST_F(CoreTest, TwoJobsShareAWorkerRoundRobin) {
   auto lease = dispatcher_->Lease(worker, 8, 1000);
   ASSERT_TRUE(lease.ok());
   int from_a = 0, from_b = 0;
-  for (const auto& t : lease->tasks()) (t.task_id().rfind(a->id(), 0) == 0 ? from_a : from_b)++;
+  for (const auto& t : lease->tasks) (t.task_id.rfind(a->id, 0) == 0 ? from_a : from_b)++;
   EXPECT_EQ(from_a, 4);
   EXPECT_EQ(from_b, 4);
 }
@@ -176,24 +174,24 @@ TEST_F(CoreTest, LostWorkersLeasesGoToAnotherWorker) {
   auto job = jobs_->Submit(Spec(8));
   std::string dead = RegisterWorker();
   auto lease = dispatcher_->Lease(dead, 8, 2000);
-  ASSERT_EQ(lease->tasks_size(), 8);
+  ASSERT_EQ(lease->tasks.size(), 8);
   std::set<std::string> leased;
-  for (const auto& t : lease->tasks()) leased.insert(t.task_id());
+  for (const auto& t : lease->tasks) leased.insert(t.task_id);
   // `dead` never speaks again; another worker gets its tasks once it is lost.
   std::string alive = RegisterWorker();
   auto again = dispatcher_->Lease(alive, 8, 2000);
   ASSERT_TRUE(again.ok());
   std::set<std::string> reissued;
-  for (const auto& t : again->tasks()) reissued.insert(t.task_id());
+  for (const auto& t : again->tasks) reissued.insert(t.task_id);
   EXPECT_EQ(reissued, leased);
   EXPECT_EQ(Report(alive, *again), 8);
-  EXPECT_EQ(jobs_->Get(job->id())->state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(jobs_->Get(job->id)->state, JobState::kDone);
   // The dead worker's late report changes nothing.
   EXPECT_EQ(Report(dead, *lease), 0);
-  EXPECT_EQ(Records(job->id()).size(), 8u);
+  EXPECT_EQ(Records(job->id).size(), 8u);
   auto workers = dispatcher_->ListWorkers();
   bool listed_lost = false;
-  for (const auto& w : workers) listed_lost |= w.id() == dead && w.state() == "lost";
+  for (const auto& w : workers) listed_lost |= w.id == dead && w.state == WorkerState::kLost;
   EXPECT_TRUE(listed_lost);
 }
 
@@ -207,13 +205,13 @@ TEST_F(CoreTest, TaskOutOfAttemptsIsRecordedAsWorkerLost) {
   Start(fast);
   auto job = jobs_->Submit(Spec(4, 4));
   std::string dead = RegisterWorker();
-  ASSERT_EQ(dispatcher_->Lease(dead, 8, 2000)->tasks_size(), 4);
-  for (int i = 0; i < 100 && Unfinished(jobs_->Get(job->id())->state()); ++i)
+  ASSERT_EQ(dispatcher_->Lease(dead, 8, 2000)->tasks.size(), 4);
+  for (int i = 0; i < 100 && Unfinished(jobs_->Get(job->id)->state); ++i)
     absl::SleepFor(absl::Milliseconds(20));
-  std::vector<v1::Record> records = Records(job->id());
+  std::vector<Record> records = Records(job->id);
   ASSERT_EQ(records.size(), 4u);
-  for (const v1::Record& r : records) EXPECT_EQ(r.error_kind(), "worker_lost");
-  EXPECT_EQ(jobs_->Get(job->id())->errors(), 4);
+  for (const Record& r : records) EXPECT_STREQ(measure::ErrorKindName(r.error_kind), "worker_lost");
+  EXPECT_EQ(jobs_->Get(job->id)->errors, 4);
 }
 
 // With two workers of the key, one lease takes half the queued round, so
@@ -222,19 +220,19 @@ TEST_F(CoreTest, WorkersOfAKeyShareARound) {
   auto job = jobs_->Submit(Spec(8));
   std::string a = RegisterWorker();
   std::string b = RegisterWorker();
-  for (int i = 0; i < 100 && dispatcher_->Outstanding(job->id()) == 0; ++i) absl::SleepFor(absl::Milliseconds(10));
-  EXPECT_EQ(dispatcher_->Lease(a, 8, 2000)->tasks_size(), 4);
-  EXPECT_EQ(dispatcher_->Lease(b, 8, 2000)->tasks_size(), 4);
+  for (int i = 0; i < 100 && dispatcher_->Outstanding(job->id) == 0; ++i) absl::SleepFor(absl::Milliseconds(10));
+  EXPECT_EQ(dispatcher_->Lease(a, 8, 2000)->tasks.size(), 4);
+  EXPECT_EQ(dispatcher_->Lease(b, 8, 2000)->tasks.size(), 4);
 }
 
 TEST_F(CoreTest, DeregisterReturnsLeasesAtOnce) {
   auto job = jobs_->Submit(Spec(8));
   std::string leaving = RegisterWorker();
   auto lease = dispatcher_->Lease(leaving, 8, 2000);
-  ASSERT_EQ(lease->tasks_size(), 8);
+  ASSERT_EQ(lease->tasks.size(), 8);
   EXPECT_EQ(*dispatcher_->Deregister(leaving), 8);
   std::string other = RegisterWorker();
-  EXPECT_EQ(dispatcher_->Lease(other, 8, 0)->tasks_size(), 8);
+  EXPECT_EQ(dispatcher_->Lease(other, 8, 0)->tasks.size(), 8);
   EXPECT_EQ(dispatcher_->Lease(leaving, 8, 0).status().code(), absl::StatusCode::kNotFound);
 }
 
@@ -242,13 +240,13 @@ TEST_F(CoreTest, CancelStopsAJob) {
   auto job = jobs_->Submit(Spec(100));
   std::string worker = RegisterWorker();
   auto lease = dispatcher_->Lease(worker, 4, 2000);
-  ASSERT_GT(lease->tasks_size(), 0);
-  auto cancelled = jobs_->Cancel(job->id());
+  ASSERT_GT(lease->tasks.size(), 0);
+  auto cancelled = jobs_->Cancel(job->id);
   ASSERT_TRUE(cancelled.ok());
-  EXPECT_EQ(cancelled->state(), v1::JOB_STATE_CANCELLED);
-  EXPECT_EQ(dispatcher_->Lease(worker, 8, 0)->tasks_size(), 0);
+  EXPECT_EQ(cancelled->state, JobState::kCancelled);
+  EXPECT_EQ(dispatcher_->Lease(worker, 8, 0)->tasks.size(), 0);
   EXPECT_EQ(Report(worker, *lease), 0);  // its results are not wanted any more
-  EXPECT_EQ(jobs_->Cancel(job->id()).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(jobs_->Cancel(job->id).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(CoreTest, RestartResumesWithoutLosingOrDuplicating) {
@@ -257,39 +255,39 @@ TEST_F(CoreTest, RestartResumesWithoutLosingOrDuplicating) {
   auto first = dispatcher_->Lease(worker, 8, 2000);
   ASSERT_EQ(Report(worker, *first), 8);
   auto in_flight = dispatcher_->Lease(worker, 8, 2000);  // leased, not reported
-  ASSERT_GT(in_flight->tasks_size(), 0);
+  ASSERT_GT(in_flight->tasks.size(), 0);
   Stop();   // the server dies
   Start();  // and comes back on the same database
-  auto resumed = jobs_->Get(job->id());
+  auto resumed = jobs_->Get(job->id);
   ASSERT_TRUE(resumed.ok()) << resumed.status();
-  EXPECT_EQ(resumed->state(), v1::JOB_STATE_QUEUED);  // until a worker registers again
-  EXPECT_EQ(resumed->trials_done(), 8);
+  EXPECT_EQ(resumed->state, JobState::kQueued);  // until a worker registers again
+  EXPECT_EQ(resumed->trials_done, 8);
   // The old worker reports its in-flight tasks after the restart: they count.
-  EXPECT_EQ(Report(worker, *in_flight), in_flight->tasks_size());
+  EXPECT_EQ(Report(worker, *in_flight), in_flight->tasks.size());
   std::string fresh = RegisterWorker();
-  Drain(fresh, job->id());
-  EXPECT_EQ(jobs_->Get(job->id())->state(), v1::JOB_STATE_DONE);
-  std::vector<v1::Record> records = Records(job->id());
+  Drain(fresh, job->id);
+  EXPECT_EQ(jobs_->Get(job->id)->state, JobState::kDone);
+  std::vector<Record> records = Records(job->id);
   EXPECT_EQ(records.size(), 24u);
   EXPECT_EQ(TaskIds(records).size(), 24u);
 }
 
 TEST_F(CoreTest, BadSpecsNameTheField) {
   struct Case {
-    std::function<void(v1::JobSpec&)> edit;
+    std::function<void(JobSpec&)> edit;
     std::string message;
   };
   std::vector<Case> cases = {
-      {[](v1::JobSpec& s) { s.clear_workloads(); }, "spec.workloads"},
-      {[](v1::JobSpec& s) { s.set_trials(0); }, "spec.trials must be >= 1"},
-      {[](v1::JobSpec& s) { s.set_device_key(""); }, "spec.device_key"},
-      {[](v1::JobSpec& s) { s.set_policy("genetic"); }, "spec.policy"},
-      {[](v1::JobSpec& s) { s.mutable_workloads(0)->set_spec("matmull:M=1"); }, "spec.workloads[0]"},
-      {[](v1::JobSpec& s) { s.mutable_measure()->set_repeat(-1); }, "spec.measure.repeat"},
-      {[](v1::JobSpec& s) { s.set_batch_size(100000); }, "spec.batch_size"},
+      {[](JobSpec& s) { s.workloads.clear(); }, "spec.workloads"},
+      {[](JobSpec& s) { s.trials = 0; }, "spec.trials must be >= 1"},
+      {[](JobSpec& s) { s.device_key = ""; }, "spec.device_key"},
+      {[](JobSpec& s) { s.policy = "genetic"; }, "spec.policy"},
+      {[](JobSpec& s) { s.workloads[0].text = "matmull:M=1"; }, "spec.workloads[0]"},
+      {[](JobSpec& s) { s.measure.repeat = -1; }, "spec.measure.repeat"},
+      {[](JobSpec& s) { s.batch_size = 100000; }, "spec.batch_size"},
   };
   for (const Case& c : cases) {
-    v1::JobSpec spec = Spec(10);
+    JobSpec spec = Spec(10);
     c.edit(spec);
     auto r = jobs_->Submit(spec);
     ASSERT_FALSE(r.ok()) << c.message;
@@ -302,15 +300,15 @@ TEST_F(CoreTest, BadSpecsNameTheField) {
 TEST_F(CoreTest, WatchSeesProgressUntilDone) {
   auto job = jobs_->Submit(Spec(16));
   std::string worker = RegisterWorker();
-  std::thread drain([&] { Drain(worker, job->id()); });
+  std::thread drain([&] { Drain(worker, job->id); });
   uint64_t version = 0;
   int32_t last = -1;
   bool finished = false;
   for (int i = 0; i < 200 && !finished; ++i) {
-    auto u = jobs_->WaitForUpdate(job->id(), version, absl::Seconds(2));
+    auto u = jobs_->WaitForUpdate(job->id, version, absl::Seconds(2));
     ASSERT_TRUE(u.ok());
-    EXPECT_GE(u->progress.job().trials_done(), last);  // never goes back
-    last = u->progress.job().trials_done();
+    EXPECT_GE(u->progress.job.trials_done, last);  // never goes back
+    last = u->progress.job.trials_done;
     version = u->version;
     finished = u->finished;
   }
@@ -322,66 +320,60 @@ TEST_F(CoreTest, WatchSeesProgressUntilDone) {
 // A worker whose first measurement of one program was lucky: timed again,
 // that program is slower, and the job must not crown it.
 TEST_F(CoreTest, ReTimesTheFastestAndCrownsOnlyAProgramTimedTwice) {
-  v1::JobSpec spec = Spec(16);
-  spec.set_retime_top(0);  // the default: 3 per workload
+  JobSpec spec = Spec(16);
+  spec.retime_top = 0;  // the default: 3 per workload
   auto job = jobs_->Submit(spec);
   ASSERT_TRUE(job.ok()) << job.status();
   std::string worker = RegisterWorker();
   std::string lucky;  // task id of the program measured fast by luck
   std::map<std::string, double> first_time;
   int retimes = 0;
-  for (int i = 0; i < 200 && Unfinished(jobs_->Get(job->id())->state()); ++i) {
+  for (int i = 0; i < 200 && Unfinished(jobs_->Get(job->id)->state); ++i) {
     auto lease = dispatcher_->Lease(worker, 8, 500);
-    if (!lease.ok() || lease->tasks_size() == 0) continue;
-    v1::ReportRequest req;
-    req.set_worker_id(worker);
-    req.set_lease_id(lease->lease_id());
-    for (const v1::MeasureTask& t : lease->tasks()) {
+    if (!lease.ok() || lease->tasks.size() == 0) continue;
+    WorkerReport req{worker, lease->lease_id, {}};
+    for (const MeasureTask& t : lease->tasks) {
       double seconds;
-      if (t.retime_of().empty()) {
+      if (t.retime_of.empty()) {
         seconds = 1e-3 * (1 + 0.01 * static_cast<double>(first_time.size()));  // no ties
         if (lucky.empty()) {
-          lucky = t.task_id();
+          lucky = t.task_id;
           seconds = 0.5e-3;
         }
-        first_time[t.task_id()] = seconds;
+        first_time[t.task_id] = seconds;
       } else {
         ++retimes;
-        EXPECT_TRUE(first_time.contains(t.retime_of())) << t.retime_of();
-        seconds = t.retime_of() == lucky ? 3e-3 : first_time[t.retime_of()];
+        EXPECT_TRUE(first_time.contains(t.retime_of)) << t.retime_of;
+        seconds = t.retime_of == lucky ? 3e-3 : first_time[t.retime_of];
       }
-      v1::MeasureResult* r = req.add_results();
-      r->set_task_id(t.task_id());
-      r->set_error_kind(v1::MEASURE_ERROR_KIND_NONE);
-      r->set_median_seconds(seconds);
-      r->add_repeat_seconds(seconds);
+      req.results.push_back({t.task_id, Measured(seconds)});
     }
     ASSERT_TRUE(dispatcher_->Report(req).ok());
   }
-  auto done = jobs_->Get(job->id());
-  ASSERT_EQ(done->state(), v1::JOB_STATE_DONE);
-  EXPECT_EQ(done->trials_done(), 16);  // re-timings are not trials
+  auto done = jobs_->Get(job->id);
+  ASSERT_EQ(done->state, JobState::kDone);
+  EXPECT_EQ(done->trials_done, 16);  // re-timings are not trials
   EXPECT_GE(retimes, 3);
-  std::vector<v1::Record> records = Records(job->id());
+  std::vector<Record> records = Records(job->id);
   EXPECT_EQ(records.size(), 16u);
-  const v1::Record* best = nullptr;
-  for (const v1::Record& r : records) {
-    if (r.task_id() == lucky) {
-      EXPECT_EQ(r.timings(), 2);
-      EXPECT_DOUBLE_EQ(r.median_seconds(), (0.5e-3 + 3e-3) / 2);  // over both sessions
+  const Record* best = nullptr;
+  for (const Record& r : records) {
+    if (r.task_id == lucky) {
+      EXPECT_EQ(r.timings, 2);
+      EXPECT_DOUBLE_EQ(r.median_seconds, (0.5e-3 + 3e-3) / 2);  // over both sessions
     }
-    if (!best || r.median_seconds() < best->median_seconds()) best = &r;
+    if (!best || r.median_seconds < best->median_seconds) best = &r;
   }
   ASSERT_NE(best, nullptr);
-  EXPECT_NE(best->task_id(), lucky);
-  EXPECT_EQ(best->timings(), 2);  // the winner was timed twice
-  EXPECT_DOUBLE_EQ(done->best_seconds(), best->median_seconds());
-  EXPECT_EQ(done->best_schedule_json(), best->schedule_json());
+  EXPECT_NE(best->task_id, lucky);
+  EXPECT_EQ(best->timings, 2);  // the winner was timed twice
+  EXPECT_DOUBLE_EQ(done->best_seconds, best->median_seconds);
+  EXPECT_EQ(done->best_schedule_json, best->schedule_json);
 }
 
 TEST_F(CoreTest, RetimeTopOutOfRangeIsRefused) {
-  v1::JobSpec spec = Spec(4);
-  spec.set_retime_top(-2);
+  JobSpec spec = Spec(4);
+  spec.retime_top = -2;
   auto job = jobs_->Submit(spec);
   EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(job.status().message(), HasSubstr("spec.retime_top must be in [-1, 64]"));

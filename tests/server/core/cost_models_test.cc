@@ -74,25 +74,25 @@ TEST_F(CostModelsTest, ASavedModelMakesTheNextServerWarm) {
 }
 
 TEST_F(CostModelsTest, StoredRecordsOfTheTargetBecomeTrainingData) {
-  std::vector<v1::Record> records;
+  std::vector<Record> records;
   for (size_t i = 0; i < states_.size(); ++i) {
-    v1::Record r;
-    r.set_task_id(absl::StrCat("t", i));
-    r.set_job_id("job-1");
-    r.set_workload_key(workload_.dag->workload_key());
-    r.set_workload(workload_.spec);
-    r.set_device_key(i < 20 ? kDevice : "aarch64-neon-4c");
-    r.set_schedule_json(schedule::ScheduleToJsonText(
+    Record r;
+    r.task_id = absl::StrCat("t", i);
+    r.job_id = "job-1";
+    r.workload_key = workload_.dag->workload_key();
+    r.workload = workload_.spec;
+    r.device_key = i < 20 ? kDevice : "aarch64-neon-4c";
+    r.schedule_json = schedule::ScheduleToJsonText(
         schedule::Schedule{schedule::kScheduleVersion, workload_.spec, workload_.dag->workload_key(),
                            states_[i].steps()},
-        -1));
-    r.set_error_kind(i % 5 == 0 ? "timeout" : "none");
-    if (i % 5 == 0) r.set_error("it took too long");
-    r.set_median_seconds(i % 5 == 0 ? 0 : 0.001 * static_cast<double>(1 + i % 4));
-    r.add_repeat_seconds(r.median_seconds());
-    r.set_gflops(r.median_seconds() > 0 ? workload_.dag->flops() / r.median_seconds() / 1e9 : 0);
-    r.set_worker_id("w");
-    r.set_schema_version(kRecordSchemaVersion);
+        -1);
+    r.error_kind = i % 5 == 0 ? measure::MeasureErrorKind::kTimeout : measure::MeasureErrorKind::kNone;
+    if (i % 5 == 0) r.error = "it took too long";
+    r.median_seconds = i % 5 == 0 ? 0 : 0.001 * static_cast<double>(1 + i % 4);
+    r.repeat_seconds.push_back(r.median_seconds);
+    r.gflops = r.median_seconds > 0 ? workload_.dag->flops() / r.median_seconds / 1e9 : 0;
+    r.worker_id = "worker-1";
+    r.schema_version = kRecordSchemaVersion;
     records.push_back(r);
   }
   ASSERT_TRUE(store_->AddRecords(records).ok());

@@ -16,7 +16,7 @@ TaskRow Row(const std::string& id, const std::string& job = "job-1", const std::
   row.job_id = job;
   row.device_key = key;
   row.workload_key = "wk";
-  row.task.set_task_id(id);
+  row.task.task_id = id;
   return row;
 }
 
@@ -32,7 +32,7 @@ TEST(TaskBookTest, HeldTasksAreNotLeasedBeforeTheirTimeAndAReportedOneNeverIs) {
   std::optional<LeaseGrant> lease = book.Lease("w1", "dev", 8, 5000);
   ASSERT_TRUE(lease.has_value());
   ASSERT_EQ(lease->tasks.size(), 1u);
-  EXPECT_EQ(lease->tasks[0].task_id(), "t1");
+  EXPECT_EQ(lease->tasks[0].task_id, "t1");
   EXPECT_EQ(book.Outstanding("job-1"), 1);
 }
 
@@ -53,26 +53,27 @@ TEST(TaskBookTest, ALeaseOutOfAttemptsGivesItsTaskUpAsLost) {
 }
 
 TEST(TaskBookTest, LeaseBudgetGrowsWithEachTasksTimeout) {
-  v1::MeasureTask quick, slow, unset;
-  quick.mutable_measure()->set_timeout_s(1);
-  slow.mutable_measure()->set_timeout_s(5);
+  MeasureTask quick, slow, unset;
+  quick.measure.timeout_s = 1;
+  slow.measure.timeout_s = 5;
+  unset.measure.timeout_s = 0;
   EXPECT_EQ(LeaseBudgetMs({}, kLeaseSlackMs), kLeaseSlackMs);
   EXPECT_EQ(LeaseBudgetMs({quick, slow}, 0), kLeaseMsPerTimeoutS * 6 + 2 * kLeaseBuildMs);
   EXPECT_EQ(LeaseBudgetMs({unset}, 0),
-            static_cast<int64_t>(kLeaseMsPerTimeoutS * kDefaultTaskTimeoutS) + kLeaseBuildMs);
+            static_cast<int64_t>(kLeaseMsPerTimeoutS * measure::MeasureOptions{}.timeout_s) + kLeaseBuildMs);
   TaskBook book(3, 100);
   book.Add({Row("t0")});
   std::optional<LeaseGrant> lease = book.Lease("w1", "dev", 1, 1000);
   ASSERT_TRUE(lease.has_value());
-  EXPECT_EQ(lease->deadline_ms, 1000 + LeaseBudgetMs(lease->tasks, 100));
-  EXPECT_TRUE(book.ExpiredLeases(lease->deadline_ms).empty());
-  EXPECT_EQ(book.ExpiredLeases(lease->deadline_ms + 1).size(), 1u);
+  EXPECT_EQ(lease->deadline_unix_ms, 1000 + LeaseBudgetMs(lease->tasks, 100));
+  EXPECT_TRUE(book.ExpiredLeases(lease->deadline_unix_ms).empty());
+  EXPECT_EQ(book.ExpiredLeases(lease->deadline_unix_ms + 1).size(), 1u);
 }
 
 TEST(WorkerTableTest, SilentWorkersAreLostThenLeaveTheList) {
   WorkerTable table(/*lost_after_ms=*/100, /*lost_listed_ms=*/1000);
-  v1::DeviceInfo device;
-  device.set_device_key("dev");
+  DeviceInfo device;
+  device.device_key = "dev";
   std::string silent = table.Add(device, 0);
   std::string alive = table.Add(device, 0);
   auto none = [](const std::set<std::string>&) { return 0; };
@@ -84,8 +85,8 @@ TEST(WorkerTableTest, SilentWorkersAreLostThenLeaveTheList) {
   EXPECT_TRUE(table.HasWorkerFor("dev"));
 
   auto state_of = [&](int64_t now, const std::string& id) {
-    for (const v1::WorkerStatus& s : table.List(now, none))
-      if (s.id() == id) return s.state();
+    for (const WorkerStatus& s : table.List(now, none))
+      if (s.id == id) return std::string(WorkerStateName(s.state));
     return std::string();
   };
   EXPECT_EQ(state_of(500, silent), "lost");

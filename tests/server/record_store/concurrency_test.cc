@@ -29,9 +29,9 @@ struct Expected {
 
 void AddAndRead(RecordStore& store, int thread, Expected& expected, std::atomic<int>& failures) {
   int64_t last_count = 0;
-  std::vector<v1::Record> mine;
+  std::vector<Record> mine;
   for (int i = 0; i < kCallsPerThread; ++i) {
-    std::vector<v1::Record> batch;
+    std::vector<Record> batch;
     for (int j = 0; j < 1 + i % 3; ++j) {
       const bool error = (i + j) % 7 == 0;
       const double seconds = 0.001 * (1 + (thread * 31 + i * 7 + j * 3) % 97);
@@ -50,15 +50,15 @@ void AddAndRead(RecordStore& store, int thread, Expected& expected, std::atomic<
     {
       std::lock_guard<std::mutex> lock(expected.mutex);
       for (int k = 0; k < added->accepted; ++k) {
-        const v1::Record& r = batch[static_cast<size_t>(k)];
+        const Record& r = batch[static_cast<size_t>(k)];
         ++expected.records;
-        if (r.error_kind() != "none") {
-          ++expected.errors_per_job[r.job_id()];
+        if (r.error_kind != measure::MeasureErrorKind::kNone) {
+          ++expected.errors_per_job[r.job_id];
         } else {
-          const std::string key = r.workload_key() + "|" + r.device_key();
+          const std::string key = r.workload_key + "|" + r.device_key;
           auto it = expected.best_per_key.find(key);
-          if (it == expected.best_per_key.end() || r.median_seconds() < it->second)
-            expected.best_per_key[key] = r.median_seconds();
+          if (it == expected.best_per_key.end() || r.median_seconds < it->second)
+            expected.best_per_key[key] = r.median_seconds;
         }
       }
     }
@@ -67,7 +67,7 @@ void AddAndRead(RecordStore& store, int thread, Expected& expected, std::atomic<
     // Reads between writes: what this thread wrote is visible, counts only grow.
     absl::StatusOr<int64_t> count = store.CountRecords();
     absl::StatusOr<JobTotals> totals = store.Totals(absl::StrCat("job-", thread % kJobs));
-    absl::StatusOr<std::optional<v1::Record>> best = store.Best(absl::StrCat("wk-", i % 5), "");
+    absl::StatusOr<std::optional<Record>> best = store.Best(absl::StrCat("wk-", i % 5), "");
     if (!count.ok() || !totals.ok() || !best.ok()) {
       ADD_FAILURE() << "a read failed";
       ++failures;
@@ -78,10 +78,10 @@ void AddAndRead(RecordStore& store, int thread, Expected& expected, std::atomic<
     last_count = *count;
     EXPECT_LE(totals->errors, totals->trials);
     if (totals->best) {
-      EXPECT_EQ(totals->best->error_kind(), "none");
+      EXPECT_STREQ(measure::ErrorKindName(totals->best->error_kind), "none");
     }
     if (*best) {
-      EXPECT_EQ((*best)->error_kind(), "none");
+      EXPECT_STREQ(measure::ErrorKindName((*best)->error_kind), "none");
     }
   }
 }
@@ -112,7 +112,7 @@ TEST(ConcurrencyTest, EightThreadsAddingAndQueryingStayConsistent) {
     const size_t bar = key.find('|');
     auto best = store->Best(key.substr(0, bar), key.substr(bar + 1));
     ASSERT_TRUE(best.ok() && best->has_value()) << key;
-    EXPECT_DOUBLE_EQ((*best)->median_seconds(), seconds) << key;
+    EXPECT_DOUBLE_EQ((*best)->median_seconds, seconds) << key;
   }
   // Group commit happened: fewer transactions than write calls.
   const WriteStats stats = store->GetWriteStats();

@@ -113,8 +113,8 @@ TEST(CostModelsTest, TrainingRecordsAreTheDevicesNewestFirst) {
   TempDir dir;
   auto store = OpenOrFail(dir.File("store.db"));
   ASSERT_NE(store, nullptr);
-  v1::Record failed = MakeRecord("t-2", "wk-b", "dev-1", 0, "runtime_crash");
-  failed.set_workload("conv2d:N=1,C=3");
+  Record failed = MakeRecord("t-2", "wk-b", "dev-1", 0, "runtime_crash");
+  failed.workload = "conv2d:N=1,C=3";
   absl::StatusOr<AddOutcome> added = store->AddRecords({
       MakeRecord("t-1", "wk-a", "dev-1", 0.004),
       failed,
@@ -131,10 +131,10 @@ TEST(CostModelsTest, TrainingRecordsAreTheDevicesNewestFirst) {
   EXPECT_EQ(newest.workload_key, "wk-a");
   EXPECT_EQ(newest.workload, "matmul:K=64,M=64,N=64");
   EXPECT_EQ(newest.schedule_json, testing::ScheduleText());
-  EXPECT_EQ(newest.error_kind, "none");
+  EXPECT_EQ(newest.error_kind, measure::MeasureErrorKind::kNone);
   EXPECT_DOUBLE_EQ(newest.median_seconds, 0.002);
   EXPECT_GT(newest.created_unix_ms, 0);
-  EXPECT_EQ((*all)[1].error_kind, "runtime_crash");
+  EXPECT_EQ((*all)[1].error_kind, measure::MeasureErrorKind::kRuntimeCrash);
   EXPECT_EQ((*all)[1].workload, "conv2d:N=1,C=3");
 
   auto two = store->TrainingRecords("dev-1", 2);

@@ -40,7 +40,7 @@ std::string ChildTaskId(int32_t ack) { return absl::StrCat("c-", ack); }
     writers.emplace_back([&, w] {
       for (int32_t i = 0;; ++i) {
         const int batch = 1 + i % 4;
-        std::vector<v1::Record> records;
+        std::vector<Record> records;
         std::vector<int32_t> acks;
         for (int j = 0; j < batch; ++j) {
           const int32_t ack = (w * 100000 + i) * 4 + j;
@@ -103,7 +103,7 @@ TEST(DurabilityTest, KillNineLosesNoAcknowledgedRecord) {
   all.limit = 0;
   auto records = store->Query(all);
   ASSERT_TRUE(records.ok()) << records.status();
-  for (const v1::Record& record : *records) stored.insert(record.task_id());
+  for (const Record& record : *records) stored.insert(record.task_id);
   EXPECT_EQ(stored.size(), records->size());  // no duplicates
   size_t lost = 0;
   for (int32_t ack : acks) lost += stored.count(ChildTaskId(ack)) == 0;
@@ -121,8 +121,8 @@ TEST(DurabilityTest, ALockedDatabaseIsReportedAndWritesWorkOnceFree) {
   ASSERT_NE(store, nullptr);
   RawDb other(path);
   other.Exec("BEGIN IMMEDIATE");  // another process holds the write lock
-  v1::DeviceInfo device;
-  device.set_device_key("dev-1");
+  DeviceInfo device;
+  device.device_key = "dev-1";
   absl::Status status = store->SaveDevice(device);
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(status.message(), HasSubstr(path));
@@ -144,8 +144,8 @@ TEST(DurabilityTest, AFullDiskIsReportedAndEarlierRecordsStay) {
   int stored = 0;
   absl::Status status;
   for (int i = 0; i < 1000 && status.ok(); ++i) {
-    v1::Record record = MakeRecord(absl::StrCat("t-", i), "wk-a", "dev-1", 0, "runtime_crash");
-    record.set_error(std::string(4000, 'e'));
+    Record record = MakeRecord(absl::StrCat("t-", i), "wk-a", "dev-1", 0, "runtime_crash");
+    record.error = std::string(4000, 'e');
     absl::StatusOr<AddOutcome> added = store->AddRecords({record});
     status = added.status();
     if (added.ok()) ++stored;

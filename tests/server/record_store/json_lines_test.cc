@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "server/marshal/to_proto.h"
 #include "tests/server/record_store/store_test_util.h"
 
 namespace tuneforge::server {
@@ -18,24 +19,25 @@ using testing::TempDir;
 using testing::WithoutId;
 using Json = nlohmann::ordered_json;
 
-v1::Record FullRecord() {
-  v1::Record record = MakeRecord("t-1", "wk-a", "dev-1", 0.00123456789012345);
-  record.set_id(42);
-  record.set_created_unix_ms(1700000000123);
-  record.set_schema_version(kRecordSchemaVersion);
-  record.set_timings(2);
+Record FullRecord() {
+  Record record = MakeRecord("t-1", "wk-a", "dev-1", 0.00123456789012345);
+  record.id = 42;
+  record.created_unix_ms = 1700000000123;
+  record.schema_version = kRecordSchemaVersion;
+  record.timings = 2;
   return record;
 }
 
 TEST(JsonLineTest, RoundTripKeepsEveryField) {
-  const v1::Record record = FullRecord();
+  const Record record = FullRecord();
   const std::string line = RecordToJsonLine(record);
   EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_EQ(line.rfind("{\"schema_version\":1,", 0), 0u) << line;
-  absl::StatusOr<v1::Record> back = RecordFromJsonLine(line);
+  absl::StatusOr<Record> back = RecordFromJsonLine(line);
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->DebugString(), record.DebugString());
-  // Every field of the message is in the line.
+  EXPECT_EQ(RecordToJsonLine(*back), line);
+  EXPECT_EQ(ToProto(*back).DebugString(), ToProto(record).DebugString());
+  // Every field of the API's record message is in the line.
   const Json json = Json::parse(line);
   const google::protobuf::Descriptor* descriptor = v1::Record::descriptor();
   for (int i = 0; i < descriptor->field_count(); ++i)
@@ -47,11 +49,11 @@ TEST(JsonLineTest, OptionalFieldsMayBeLeftOut) {
   const std::string line =
       R"({"schema_version":1,"workload_key":"wk","device_key":"d","task_id":"t","schedule_json":"{\"steps\":[]}",)"
       R"("error_kind":"none","median_seconds":0.5,"created_unix_ms":5})";
-  absl::StatusOr<v1::Record> record = RecordFromJsonLine(line);
+  absl::StatusOr<Record> record = RecordFromJsonLine(line);
   ASSERT_TRUE(record.ok()) << record.status();
-  EXPECT_EQ(record->job_id(), "");
-  EXPECT_EQ(record->repeat_seconds_size(), 0);
-  EXPECT_EQ(record->gflops(), 0);
+  EXPECT_EQ(record->job_id, "");
+  EXPECT_TRUE(record->repeat_seconds.empty());
+  EXPECT_EQ(record->gflops, 0);
 }
 
 struct BadLineCase {
@@ -77,7 +79,7 @@ class BadLineTest : public ::testing::TestWithParam<BadLineCase> {};
 
 TEST_P(BadLineTest, NamesTheFieldAndProblem) {
   const BadLineCase& c = GetParam();
-  absl::StatusOr<v1::Record> record = RecordFromJsonLine(LineWith(c));
+  absl::StatusOr<Record> record = RecordFromJsonLine(LineWith(c));
   ASSERT_FALSE(record.ok()) << LineWith(c);
   EXPECT_EQ(record.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(record.status().message(), HasSubstr(c.expect));
@@ -116,6 +118,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadLineCase{"error_kind_form", "error_kind", "Compile Error",
                     "field 'error_kind' must be a lower-case name like \"none\""},
         BadLineCase{"error_kind_empty", "error_kind", "", "field 'error_kind' is empty"},
+        BadLineCase{"error_kind_unknown", "error_kind", "exploded",
+                    "field 'error_kind' is \"exploded\", which this tuneforge does not know; use one of none, "},
         BadLineCase{"error_type", "error", 3, "field 'error' must be a string"},
         BadLineCase{"median_seconds_type", "median_seconds", "0.1", "field 'median_seconds' must be a number; got string"},
         BadLineCase{"median_seconds_negative", "median_seconds", -0.5,
@@ -149,12 +153,12 @@ TEST(JsonLineTest, RefusesTextThatIsNotOneJsonObject) {
 }
 
 TEST(JsonLineTest, ErrorRecordsNeedNoTimeOrSchedule) {
-  v1::Record record = MakeRecord("t-9", "wk-a", "dev-1", 0, "timeout");
-  record.set_schedule_json("");
-  record.set_created_unix_ms(1);
-  absl::StatusOr<v1::Record> back = RecordFromJsonLine(RecordToJsonLine(record));
+  Record record = MakeRecord("t-9", "wk-a", "dev-1", 0, "timeout");
+  record.schedule_json = "";
+  record.created_unix_ms = 1;
+  absl::StatusOr<Record> back = RecordFromJsonLine(RecordToJsonLine(record));
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->error_kind(), "timeout");
+  EXPECT_STREQ(measure::ErrorKindName(back->error_kind), "timeout");
 }
 
 std::vector<std::string> ExportAll(RecordStore& store, RecordFilter filter = {}) {
@@ -171,10 +175,10 @@ std::map<std::string, std::string> ByTask(RecordStore& store) {
   RecordFilter filter;
   filter.limit = 0;
   std::map<std::string, std::string> records;
-  absl::StatusOr<std::vector<v1::Record>> all = store.Query(filter);
+  absl::StatusOr<std::vector<Record>> all = store.Query(filter);
   EXPECT_TRUE(all.ok()) << all.status();
   if (!all.ok()) return records;
-  for (const v1::Record& record : *all) records[record.task_id()] = WithoutId(record);
+  for (const Record& record : *all) records[record.task_id] = WithoutId(record);
   return records;
 }
 
@@ -184,11 +188,11 @@ TEST(ExportImportTest, RoundTripBetweenTwoStores) {
   auto to = OpenOrFail(dir.File("to.db"));
   ASSERT_NE(from, nullptr);
   ASSERT_NE(to, nullptr);
-  std::vector<v1::Record> records;
+  std::vector<Record> records;
   for (int i = 0; i < 150; ++i) {
     records.push_back(MakeRecord(absl::StrCat("t-", i), absl::StrCat("wk-", i % 5), absl::StrCat("dev-", i % 2),
                                  0.0001 * (i + 1), i % 4 == 0 ? "wrong_answer" : "none"));
-    records.back().set_created_unix_ms(1700000000000 + i);
+    records.back().created_unix_ms = 1700000000000 + i;
   }
   ASSERT_TRUE(from->AddRecords(records).ok());
   // The target already holds one of them, under another id.
@@ -196,7 +200,7 @@ TEST(ExportImportTest, RoundTripBetweenTwoStores) {
 
   std::vector<std::string> lines = ExportAll(*from);
   ASSERT_EQ(lines.size(), 150u);
-  EXPECT_EQ(RecordFromJsonLine(lines.front())->task_id(), "t-0");  // oldest first
+  EXPECT_EQ(RecordFromJsonLine(lines.front())->task_id, "t-0");  // oldest first
   lines.push_back("");  // a trailing newline's empty line is skipped
   absl::StatusOr<AddOutcome> imported = to->Import(lines);
   ASSERT_TRUE(imported.ok()) << imported.status();
@@ -236,7 +240,7 @@ TEST(ExportImportTest, ExportFiltersAndStopsEarly) {
   filter.only_ok = true;
   lines = ExportAll(*store, filter);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(RecordFromJsonLine(lines[0])->task_id(), "a");
+  EXPECT_EQ(RecordFromJsonLine(lines[0])->task_id, "a");
 
   int calls = 0;
   ASSERT_TRUE(store->Export({}, [&](const std::string&) { return ++calls < 2; }).ok());

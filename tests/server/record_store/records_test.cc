@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/marshal/to_proto.h"
 #include "tests/server/record_store/store_test_util.h"
 
 namespace tuneforge::server {
@@ -17,9 +18,9 @@ using testing::MakeTask;
 using testing::OpenOrFail;
 using testing::TempDir;
 
-std::vector<std::string> TaskIds(const std::vector<v1::Record>& records) {
+std::vector<std::string> TaskIds(const std::vector<Record>& records) {
   std::vector<std::string> ids;
-  for (const v1::Record& record : records) ids.push_back(record.task_id());
+  for (const Record& record : records) ids.push_back(record.task_id);
   return ids;
 }
 
@@ -33,8 +34,8 @@ TEST(RecordsTest, RecordRoundTripKeepsEveryField) {
   TempDir dir;
   auto store = OpenOrFail(dir.File("store.db"));
   ASSERT_NE(store, nullptr);
-  v1::Record record = MakeRecord("t-1", "wk-a", "dev-1", 0.00125);
-  record.set_created_unix_ms(1700000000123);
+  Record record = MakeRecord("t-1", "wk-a", "dev-1", 0.00125);
+  record.created_unix_ms = 1700000000123;
   absl::StatusOr<AddOutcome> added = store->AddRecords({record});
   ASSERT_TRUE(added.ok()) << added.status();
   EXPECT_EQ(added->accepted, 1);
@@ -42,14 +43,14 @@ TEST(RecordsTest, RecordRoundTripKeepsEveryField) {
   ASSERT_EQ(added->ids.size(), 1u);
   EXPECT_GT(added->ids[0], 0);
 
-  absl::StatusOr<std::vector<v1::Record>> back = store->Query(All());
+  absl::StatusOr<std::vector<Record>> back = store->Query(All());
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_EQ(back->size(), 1u);
-  EXPECT_EQ((*back)[0].id(), added->ids[0]);
-  record.set_id(added->ids[0]);
-  record.set_schema_version(kRecordSchemaVersion);
-  record.set_timings(1);  // stored as timed once
-  EXPECT_EQ((*back)[0].DebugString(), record.DebugString());
+  EXPECT_EQ((*back)[0].id, added->ids[0]);
+  record.id = added->ids[0];
+  record.schema_version = kRecordSchemaVersion;
+  record.timings = 1;  // stored as timed once
+  EXPECT_EQ(RecordToJsonLine((*back)[0]), RecordToJsonLine(record));
 }
 
 TEST(RecordsTest, StoreFillsCreatedTimeAndSchemaVersion) {
@@ -60,8 +61,8 @@ TEST(RecordsTest, StoreFillsCreatedTimeAndSchemaVersion) {
   auto back = store->Query(All());
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_EQ(back->size(), 1u);
-  EXPECT_GT((*back)[0].created_unix_ms(), 1600000000000);
-  EXPECT_EQ((*back)[0].schema_version(), kRecordSchemaVersion);
+  EXPECT_GT((*back)[0].created_unix_ms, 1600000000000);
+  EXPECT_EQ((*back)[0].schema_version, kRecordSchemaVersion);
 }
 
 TEST(RecordsTest, DuplicateTaskIdsAreCountedNotStored) {
@@ -89,8 +90,8 @@ TEST(RecordsTest, DuplicateTaskIdsAreCountedNotStored) {
   // The first stored record of t-1 stays (0.002 s, not the duplicate's 0.001 s).
   auto best = store->Best("wk-a", "dev-1");
   ASSERT_TRUE(best.ok() && best->has_value());
-  EXPECT_EQ((*best)->task_id(), "t-1");
-  EXPECT_DOUBLE_EQ((*best)->median_seconds(), 0.002);
+  EXPECT_EQ((*best)->task_id, "t-1");
+  EXPECT_DOUBLE_EQ((*best)->median_seconds, 0.002);
 }
 
 TEST(RecordsTest, BestPerDeviceAndOverAnyDeviceIgnoresErrors) {
@@ -112,13 +113,13 @@ TEST(RecordsTest, BestPerDeviceAndOverAnyDeviceIgnoresErrors) {
   auto best1 = store->Best("wk-a", "dev-1");
   ASSERT_TRUE(best1.ok()) << best1.status();
   ASSERT_TRUE(best1->has_value());
-  EXPECT_EQ((*best1)->task_id(), "a1");
+  EXPECT_EQ((*best1)->task_id, "a1");
 
   auto best_any = store->Best("wk-a", "");
   ASSERT_TRUE(best_any.ok()) << best_any.status();
   ASSERT_TRUE(best_any->has_value());
-  EXPECT_EQ((*best_any)->task_id(), "b1");
-  EXPECT_EQ((*best_any)->device_key(), "dev-2");
+  EXPECT_EQ((*best_any)->task_id, "b1");
+  EXPECT_EQ((*best_any)->device_key, "dev-2");
 
   auto none_on_device = store->Best("wk-b", "dev-2");
   ASSERT_TRUE(none_on_device.ok());
@@ -145,7 +146,7 @@ TEST(RecordsTest, BestBreaksTiesByFirstStored) {
   ASSERT_TRUE(store->AddRecords({MakeRecord("x", "wk", "dev", 0.002), MakeRecord("y", "wk", "dev", 0.002)}).ok());
   auto best = store->Best("wk", "dev");
   ASSERT_TRUE(best.ok() && best->has_value());
-  EXPECT_EQ((*best)->task_id(), "x");
+  EXPECT_EQ((*best)->task_id, "x");
 }
 
 class QueryTest : public ::testing::Test {
@@ -226,13 +227,13 @@ TEST_F(QueryTest, TotalsPerJob) {
   EXPECT_EQ(totals->trials, 4);
   EXPECT_EQ(totals->errors, 1);
   ASSERT_TRUE(totals->best.has_value());
-  EXPECT_EQ(totals->best->task_id(), "q2");
+  EXPECT_EQ(totals->best->task_id, "q2");
 
   auto other = store_->Totals("job-2");
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(other->trials, 2);
   EXPECT_EQ(other->errors, 0);
-  EXPECT_EQ(other->best->task_id(), "q3");
+  EXPECT_EQ(other->best->task_id, "q3");
 
   auto none = store_->Totals("job-unknown");
   ASSERT_TRUE(none.ok());
@@ -243,8 +244,8 @@ TEST_F(QueryTest, TotalsPerJob) {
 
 TEST_F(QueryTest, MeasuredSchedulesIncludeErrorsOfThatWorkloadAndDevice) {
   ASSERT_TRUE(store_->AddRecords({[] {
-                      v1::Record r = MakeRecord("q7", "wk-a", "dev-1", 0, "invalid_schedule");
-                      r.set_schedule_json("{\"steps\": \"broken\"}");
+                      Record r = MakeRecord("q7", "wk-a", "dev-1", 0, "invalid_schedule");
+                      r.schedule_json = "{\"steps\": \"broken\"}";
                       return r;
                     }()})
                   .ok());
@@ -261,7 +262,7 @@ TEST(RecordsTest, InvalidRecordsAreRefusedNamingRecordAndField) {
   TempDir dir;
   auto store = OpenOrFail(dir.File("store.db"));
   ASSERT_NE(store, nullptr);
-  v1::Record bad = MakeRecord("", "wk-a", "dev-1", 0.001);
+  Record bad = MakeRecord("", "wk-a", "dev-1", 0.001);
   auto result = store->AddRecords({MakeRecord("ok-1", "wk-a", "dev-1", 0.001), bad});
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(result.status().message(), HasSubstr("records[1]"));
@@ -269,15 +270,15 @@ TEST(RecordsTest, InvalidRecordsAreRefusedNamingRecordAndField) {
   EXPECT_THAT(result.status().message(), HasSubstr(dir.File("store.db")));
   EXPECT_EQ(*store->CountRecords(), 0);  // nothing of the call
 
-  v1::Record slow_but_ok = MakeRecord("ok-2", "wk-a", "dev-1", 0);
+  Record slow_but_ok = MakeRecord("ok-2", "wk-a", "dev-1", 0);
   result = store->AddRecords({slow_but_ok});
   EXPECT_THAT(result.status().message(), HasSubstr("field 'median_seconds' must be > 0 for a correct record"));
-  v1::Record negative = MakeRecord("ok-3", "wk-a", "dev-1", 0.001);
-  negative.set_gflops(-1);
+  Record negative = MakeRecord("ok-3", "wk-a", "dev-1", 0.001);
+  negative.gflops = -1;
   result = store->AddRecords({negative});
   EXPECT_THAT(result.status().message(), HasSubstr("field 'gflops' must be a finite number >= 0"));
-  v1::Record future = MakeRecord("ok-4", "wk-a", "dev-1", 0.001);
-  future.set_schema_version(kRecordSchemaVersion + 1);
+  Record future = MakeRecord("ok-4", "wk-a", "dev-1", 0.001);
+  future.schema_version = kRecordSchemaVersion + 1;
   result = store->AddRecords({future});
   EXPECT_THAT(result.status().message(), HasSubstr("field 'schema_version'"));
 }
@@ -286,14 +287,14 @@ TEST(RecordsTest, GivenIdIsKeptUnlessAnotherTaskHoldsIt) {
   TempDir dir;
   auto store = OpenOrFail(dir.File("store.db"));
   ASSERT_NE(store, nullptr);
-  v1::Record with_id = MakeRecord("t-1", "wk-a", "dev-1", 0.001);
-  with_id.set_id(1000);
+  Record with_id = MakeRecord("t-1", "wk-a", "dev-1", 0.001);
+  with_id.id = 1000;
   auto added = store->AddRecords({with_id});
   ASSERT_TRUE(added.ok()) << added.status();
   EXPECT_EQ(added->ids[0], 1000);
 
-  v1::Record clash = MakeRecord("t-2", "wk-a", "dev-1", 0.001);
-  clash.set_id(1000);
+  Record clash = MakeRecord("t-2", "wk-a", "dev-1", 0.001);
+  clash.id = 1000;
   auto refused = store->AddRecords({MakeRecord("t-3", "wk-a", "dev-1", 0.001), clash});
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kAlreadyExists);
   EXPECT_THAT(refused.status().message(), HasSubstr("id 1000 is the id of another task's record"));
@@ -309,24 +310,24 @@ TEST(JobsTest, SaveJobInsertsThenReplaces) {
   TempDir dir;
   auto store = OpenOrFail(dir.File("store.db"));
   ASSERT_NE(store, nullptr);
-  v1::Job job1 = MakeJob("job-1", v1::JOB_STATE_QUEUED);
-  job1.set_created_unix_ms(1000);
-  v1::Job job2 = MakeJob("job-2", v1::JOB_STATE_RUNNING);
-  job2.set_created_unix_ms(2000);
+  Job job1 = MakeJob("job-1", JobState::kQueued);
+  job1.created_unix_ms = 1000;
+  Job job2 = MakeJob("job-2", JobState::kRunning);
+  job2.created_unix_ms = 2000;
   ASSERT_TRUE(store->SaveJob(job2).ok());
   ASSERT_TRUE(store->SaveJob(job1).ok());
-  job1.set_state(v1::JOB_STATE_DONE);
-  job1.set_trials_done(100);
-  job1.set_best_gflops(812.5);
+  job1.state = JobState::kDone;
+  job1.trials_done = 100;
+  job1.best_gflops = 812.5;
   ASSERT_TRUE(store->SaveJob(job1).ok());
 
   auto jobs = store->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   ASSERT_EQ(jobs->size(), 2u);  // oldest first
-  EXPECT_EQ((*jobs)[0].DebugString(), job1.DebugString());
-  EXPECT_EQ((*jobs)[1].DebugString(), job2.DebugString());
+  EXPECT_EQ(ToProto((*jobs)[0]).DebugString(), ToProto(job1).DebugString());
+  EXPECT_EQ(ToProto((*jobs)[1]).DebugString(), ToProto(job2).DebugString());
 
-  auto refused = store->SaveJob(v1::Job());
+  auto refused = store->SaveJob(Job());
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.message(), HasSubstr("field 'id' is empty"));
 }
@@ -338,7 +339,7 @@ TEST(TasksTest, PendingUntilTheirRecordArrives) {
   ASSERT_TRUE(store->SaveJob(MakeJob("job-1")).ok());
   ASSERT_TRUE(store->SaveJob(MakeJob("job-2")).ok());
   TaskRow with_kernel = MakeTask("t-1", "job-1");
-  with_kernel.task.mutable_candidate()->set_object(std::string(1000, 'x'));
+  with_kernel.task.candidate = codegen::CompiledObject{"f", std::string(1000, 'x'), "x86_64-unknown-linux-gnu"};
   ASSERT_TRUE(store->AddTasks({with_kernel, MakeTask("t-2", "job-1"), MakeTask("t-3", "job-1")}).ok());
   ASSERT_TRUE(store->AddTasks({MakeTask("u-1", "job-2")}).ok());
   // Adding a task again changes nothing.
@@ -351,9 +352,9 @@ TEST(TasksTest, PendingUntilTheirRecordArrives) {
   EXPECT_EQ((*pending)[0].job_id, "job-1");
   EXPECT_EQ((*pending)[0].workload_key, "wk-a");
   EXPECT_EQ((*pending)[0].device_key, "dev-1");
-  EXPECT_EQ((*pending)[0].task.task_id(), "t-1");
-  EXPECT_EQ((*pending)[0].task.measure().repeat(), 3);
-  EXPECT_FALSE((*pending)[0].task.has_candidate());  // built kernels are not stored
+  EXPECT_EQ((*pending)[0].task.task_id, "t-1");
+  EXPECT_EQ((*pending)[0].task.measure.repeat, 3);
+  EXPECT_FALSE((*pending)[0].task.candidate.has_value());  // built kernels are not stored
 
   ASSERT_TRUE(store->AddRecords({MakeRecord("t-2", "wk-a", "dev-1", 0.001)}).ok());
   pending = store->PendingTasks("job-1");
@@ -375,7 +376,7 @@ TEST(TasksTest, RefusesTasksOfUnknownJobsAndBadRows) {
 
   ASSERT_TRUE(store->SaveJob(MakeJob("job-1")).ok());
   TaskRow mismatched = MakeTask("t-1", "job-1");
-  mismatched.task.set_task_id("t-other");
+  mismatched.task.task_id = "t-other";
   status = store->AddTasks({mismatched});
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("tasks[0]: field 'task.task_id' is 't-other'"));
@@ -388,38 +389,37 @@ TEST(WorkloadsAndDevicesTest, RoundTrip) {
   TempDir dir;
   auto store = OpenOrFail(dir.File("store.db"));
   ASSERT_NE(store, nullptr);
-  v1::Workload workload;
-  workload.set_spec("matmul:M=64,N=64,K=64");
+  WorkloadSource workload = WorkloadSource::Spec("matmul:M=64,N=64,K=64");
   ASSERT_TRUE(store->SaveWorkload("wk-a", workload, 524288).ok());
-  workload.set_spec("matmul:K=64,M=64,N=64");
+  workload.text = "matmul:K=64,M=64,N=64";
   ASSERT_TRUE(store->SaveWorkload("wk-a", workload, 524289).ok());  // replaces
   auto back = store->LoadWorkload("wk-a");
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_TRUE(back->has_value());
   EXPECT_EQ((*back)->workload_key, "wk-a");
-  EXPECT_EQ((*back)->workload.spec(), "matmul:K=64,M=64,N=64");
+  EXPECT_EQ((*back)->workload, WorkloadSource::Spec("matmul:K=64,M=64,N=64"));
   EXPECT_DOUBLE_EQ((*back)->flops, 524289);
   EXPECT_FALSE(store->LoadWorkload("wk-none")->has_value());
   EXPECT_EQ(store->SaveWorkload("", workload, 1).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(store->SaveWorkload("wk-b", workload, -1).message(), HasSubstr("flops must be a finite number"));
 
-  v1::DeviceInfo device;
-  device.set_device_key("x86_64-avx512-2c");
-  device.set_triple("x86_64-unknown-linux-gnu");
-  device.set_cores(2);
-  device.set_l2_bytes(1 << 20);
-  device.set_can_build(true);
-  v1::DeviceInfo arm;
-  arm.set_device_key("aarch64-neon-4c");
+  DeviceInfo device;
+  device.device_key = "x86_64-avx512-2c";
+  device.triple = "x86_64-unknown-linux-gnu";
+  device.cores = 2;
+  device.l2_bytes = 1 << 20;
+  device.can_build = true;
+  DeviceInfo arm;
+  arm.device_key = "aarch64-neon-4c";
   ASSERT_TRUE(store->SaveDevice(device).ok());
   ASSERT_TRUE(store->SaveDevice(arm).ok());
   auto devices = store->LoadDevices();
   ASSERT_TRUE(devices.ok()) << devices.status();
   ASSERT_EQ(devices->size(), 2u);
-  EXPECT_EQ((*devices)[0].device.DebugString(), arm.DebugString());
-  EXPECT_EQ((*devices)[1].device.DebugString(), device.DebugString());
+  EXPECT_EQ(ToProto((*devices)[0].device).DebugString(), ToProto(arm).DebugString());
+  EXPECT_EQ(ToProto((*devices)[1].device).DebugString(), ToProto(device).DebugString());
   EXPECT_GT((*devices)[1].last_seen_unix_ms, 0);
-  EXPECT_EQ(store->SaveDevice(v1::DeviceInfo()).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->SaveDevice(DeviceInfo()).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(RecordsTest, EverythingSurvivesReopening) {

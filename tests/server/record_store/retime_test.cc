@@ -24,32 +24,32 @@ class RetimeTest : public ::testing::Test {
     ASSERT_NE(store_, nullptr);
     ASSERT_TRUE(store_->SaveJob(MakeJob("job-1")).ok());
     // Two programs measured once: "lucky" looked fastest.
-    v1::Record lucky = MakeRecord("t-lucky", "wk-a", "dev-1", 0.001);
-    lucky.clear_repeat_seconds();
-    for (double s : {0.0010, 0.0009, 0.0011}) lucky.add_repeat_seconds(s);
-    lucky.set_gflops(100);
-    v1::Record steady = MakeRecord("t-steady", "wk-a", "dev-1", 0.0012);
+    Record lucky = MakeRecord("t-lucky", "wk-a", "dev-1", 0.001);
+    lucky.repeat_seconds.clear();
+    for (double s : {0.0010, 0.0009, 0.0011}) lucky.repeat_seconds.push_back(s);
+    lucky.gflops = 100;
+    Record steady = MakeRecord("t-steady", "wk-a", "dev-1", 0.0012);
     ASSERT_TRUE(store_->AddRecords({lucky, steady}).ok());
     ASSERT_TRUE(store_->AddTasks({MakeTask("r-1", "job-1")}).ok());
   }
 
   // The re-timing task r-1's result for t-lucky.
   MeasuredResult Retime(std::vector<double> repeats, const std::string& error_kind = "none") {
-    v1::Record r = MakeRecord("r-1", "wk-a", "dev-1", repeats.empty() ? 0 : repeats[repeats.size() / 2], error_kind);
-    r.clear_repeat_seconds();
-    for (double s : repeats) r.add_repeat_seconds(s);
-    if (error_kind != "none") r.set_error("wrong result at [3]");
+    Record r = MakeRecord("r-1", "wk-a", "dev-1", repeats.empty() ? 0 : repeats[repeats.size() / 2], error_kind);
+    r.repeat_seconds.clear();
+    for (double s : repeats) r.repeat_seconds.push_back(s);
+    if (error_kind != "none") r.error = "wrong result at [3]";
     return {r, "t-lucky"};
   }
 
-  v1::Record Stored(const std::string& task_id) {
+  Record Stored(const std::string& task_id) {
     RecordFilter filter;
     filter.limit = 0;
-    absl::StatusOr<std::vector<v1::Record>> records = store_->Query(filter);
+    absl::StatusOr<std::vector<Record>> records = store_->Query(filter);
     EXPECT_TRUE(records.ok()) << records.status();
     if (records.ok())
-      for (const v1::Record& r : *records)
-        if (r.task_id() == task_id) return r;
+      for (const Record& r : *records)
+        if (r.task_id == task_id) return r;
     ADD_FAILURE() << "no record of " << task_id;
     return {};
   }
@@ -63,18 +63,18 @@ TEST_F(RetimeTest, MergesTheSessionsIntoTheRecordAndAddsNone) {
   ASSERT_TRUE(added.ok()) << added.status();
   EXPECT_EQ(added->accepted, 0);  // an update of a record, not a new one
   EXPECT_EQ(added->updated, 1);
-  const v1::Record lucky = Stored("t-lucky");
-  EXPECT_EQ(added->ids, std::vector<int64_t>{lucky.id()});
+  const Record lucky = Stored("t-lucky");
+  EXPECT_EQ(added->ids, std::vector<int64_t>{lucky.id});
   EXPECT_EQ(*store_->CountRecords(), 2);  // no record of its own
-  EXPECT_EQ(lucky.timings(), 2);
-  EXPECT_THAT(std::vector<double>(lucky.repeat_seconds().begin(), lucky.repeat_seconds().end()),
+  EXPECT_EQ(lucky.timings, 2);
+  EXPECT_THAT(std::vector<double>(lucky.repeat_seconds.begin(), lucky.repeat_seconds.end()),
               ElementsAre(0.0010, 0.0009, 0.0011, 0.0014, 0.0015, 0.0016));
   // Median over the six repeats: (0.0011 + 0.0014) / 2; GFLOPS follow it.
-  EXPECT_DOUBLE_EQ(lucky.median_seconds(), 0.00125);
-  EXPECT_NEAR(lucky.gflops(), 100 * 0.001 / 0.00125, 1e-9);
+  EXPECT_DOUBLE_EQ(lucky.median_seconds, 0.00125);
+  EXPECT_NEAR(lucky.gflops, 100 * 0.001 / 0.00125, 1e-9);
   // Slower now than the program timed once at 1.2 ms: the best changes.
-  EXPECT_EQ((*store_->Best("wk-a", "dev-1"))->task_id(), "t-steady");
-  EXPECT_EQ(store_->Totals("job-1")->best->task_id(), "t-steady");
+  EXPECT_EQ((*store_->Best("wk-a", "dev-1"))->task_id, "t-steady");
+  EXPECT_EQ(store_->Totals("job-1")->best->task_id, "t-steady");
   EXPECT_EQ(store_->Totals("job-1")->trials, 2);
 }
 
@@ -86,36 +86,36 @@ TEST_F(RetimeTest, EndsItsTaskAndIsAppliedOnce) {
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->duplicate, 1);
   EXPECT_EQ(again->ids, std::vector<int64_t>{0});
-  EXPECT_EQ(Stored("t-lucky").timings(), 2);
-  EXPECT_EQ(Stored("t-lucky").repeat_seconds_size(), 4);
+  EXPECT_EQ(Stored("t-lucky").timings, 2);
+  EXPECT_EQ(Stored("t-lucky").repeat_seconds.size(), 4);
 }
 
 TEST_F(RetimeTest, AKernelThatFailsWhenRunAgainIsNoLongerCorrect) {
-  ASSERT_TRUE(store_->AddResults({Retime({}, "wrong_result")}).ok());
-  const v1::Record lucky = Stored("t-lucky");
-  EXPECT_EQ(lucky.error_kind(), "wrong_result");
-  EXPECT_THAT(lucky.error(), HasSubstr("re-timing failed: wrong result at [3]"));
-  EXPECT_EQ((*store_->Best("wk-a", "dev-1"))->task_id(), "t-steady");
+  ASSERT_TRUE(store_->AddResults({Retime({}, "wrong_answer")}).ok());
+  const Record lucky = Stored("t-lucky");
+  EXPECT_STREQ(measure::ErrorKindName(lucky.error_kind), "wrong_answer");
+  EXPECT_THAT(lucky.error, HasSubstr("re-timing failed: wrong result at [3]"));
+  EXPECT_EQ((*store_->Best("wk-a", "dev-1"))->task_id, "t-steady");
   EXPECT_EQ(store_->Totals("job-1")->errors, 1);
 }
 
 TEST_F(RetimeTest, ALostWorkerSaysNothingAboutTheKernel) {
   ASSERT_TRUE(store_->AddResults({Retime({}, "worker_lost")}).ok());
-  const v1::Record lucky = Stored("t-lucky");
-  EXPECT_EQ(lucky.error_kind(), "none");
-  EXPECT_EQ(lucky.timings(), 1);
-  EXPECT_DOUBLE_EQ(lucky.median_seconds(), 0.001);
+  const Record lucky = Stored("t-lucky");
+  EXPECT_STREQ(measure::ErrorKindName(lucky.error_kind), "none");
+  EXPECT_EQ(lucky.timings, 1);
+  EXPECT_DOUBLE_EQ(lucky.median_seconds, 0.001);
   EXPECT_TRUE(store_->PendingTasks("job-1")->empty());
 }
 
 TEST_F(RetimeTest, TimingsTravelInTheExportFormat) {
   ASSERT_TRUE(store_->AddResults({Retime({0.001})}).ok());
-  v1::Record lucky = Stored("t-lucky");
+  Record lucky = Stored("t-lucky");
   const std::string line = RecordToJsonLine(lucky);
   EXPECT_THAT(line, HasSubstr("\"timings\":2"));
-  absl::StatusOr<v1::Record> back = RecordFromJsonLine(line);
+  absl::StatusOr<Record> back = RecordFromJsonLine(line);
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->timings(), 2);
+  EXPECT_EQ(back->timings, 2);
 }
 
 }  // namespace

@@ -83,14 +83,14 @@ TEST(SchemaTest, MigratesAVersion1File) {
   auto best = store->Best("wk-a", "");
   ASSERT_TRUE(best.ok()) << best.status();
   ASSERT_TRUE(best->has_value());
-  EXPECT_EQ((*best)->id(), 7);
-  EXPECT_EQ((*best)->task_id(), "t-old");
-  EXPECT_EQ((*best)->repeat_seconds_size(), 2);
-  EXPECT_EQ((*best)->timings(), 1);  // records from before re-timing were timed once
-  EXPECT_EQ(store->Totals("job-old")->best->task_id(), "t-old");
+  EXPECT_EQ((*best)->id, 7);
+  EXPECT_EQ((*best)->task_id, "t-old");
+  EXPECT_EQ((*best)->repeat_seconds.size(), 2u);
+  EXPECT_EQ((*best)->timings, 1);  // records from before re-timing were timed once
+  EXPECT_EQ(store->Totals("job-old")->best->task_id, "t-old");
   // And the migrated store takes new records.
   ASSERT_TRUE(store->AddRecords({MakeRecord("t-new", "wk-a", "dev-2", 0.001)}).ok());
-  EXPECT_EQ((*store->Best("wk-a", ""))->task_id(), "t-new");
+  EXPECT_EQ((*store->Best("wk-a", ""))->task_id, "t-new");
 }
 
 // Version 2 added two indexes to version 1.
@@ -209,7 +209,7 @@ TEST(SchemaTest, ReportsACorruptFile) {
   {
     auto store = OpenOrFail(path);
     ASSERT_NE(store, nullptr);
-    std::vector<v1::Record> records;
+    std::vector<Record> records;
     for (int i = 0; i < 200; ++i) records.push_back(MakeRecord(absl::StrCat("t-", i), "wk-a", "dev-1", 0.001 + i));
     ASSERT_TRUE(store->AddRecords(records).ok());
   }
@@ -262,7 +262,7 @@ TEST(SchemaTest, TrainingRecordsIsOneIndexSearchWithoutSort) {
   {
     auto store = OpenOrFail(path);
     ASSERT_NE(store, nullptr);
-    std::vector<v1::Record> records;
+    std::vector<Record> records;
     for (int i = 0; i < 300; ++i)
       records.push_back(MakeRecord(absl::StrCat("t-", i), absl::StrCat("wk-", i % 7), absl::StrCat("dev-", i % 3),
                                    0.001 * (1 + i % 11)));
@@ -280,7 +280,7 @@ TEST(SchemaTest, BestIsOneIndexSearchWithoutSort) {
   {
     auto store = OpenOrFail(path);
     ASSERT_NE(store, nullptr);
-    std::vector<v1::Record> records;
+    std::vector<Record> records;
     for (int i = 0; i < 300; ++i)
       records.push_back(MakeRecord(absl::StrCat("t-", i), absl::StrCat("wk-", i % 7), absl::StrCat("dev-", i % 3),
                                    0.001 * (1 + i % 11), i % 5 == 0 ? "timeout" : "none"));

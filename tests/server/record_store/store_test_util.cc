@@ -57,35 +57,37 @@ std::string ScheduleText(int variant) {
       R"("lengths":[)", 1 + variant % 16, R"(],"inner_to_outer":true}]})");
 }
 
-v1::Record MakeRecord(const std::string& task_id, const std::string& workload_key, const std::string& device_key,
-                      double median_seconds, const std::string& error_kind, const std::string& job_id) {
-  v1::Record record;
-  record.set_task_id(task_id);
-  record.set_workload_key(workload_key);
-  record.set_workload("matmul:K=64,M=64,N=64");
-  record.set_device_key(device_key);
-  record.set_job_id(job_id);
-  record.set_schedule_json(ScheduleText());
-  record.set_error_kind(error_kind);
-  if (error_kind != "none") record.set_error(absl::StrCat("it failed: ", error_kind));
-  record.set_median_seconds(median_seconds);
-  record.add_repeat_seconds(median_seconds);
-  record.add_repeat_seconds(median_seconds * 1.01);
-  record.add_repeat_seconds(median_seconds * 0.99);
-  record.set_gflops(median_seconds > 0 ? 524288.0 / median_seconds / 1e9 : 0);
-  record.set_compile_ms(12.5);
-  record.set_worker_id("worker-7");
+Record MakeRecord(const std::string& task_id, const std::string& workload_key, const std::string& device_key,
+                  double median_seconds, const std::string& error_kind, const std::string& job_id) {
+  Record record;
+  record.task_id = task_id;
+  record.workload_key = workload_key;
+  record.workload = "matmul:K=64,M=64,N=64";
+  record.device_key = device_key;
+  record.job_id = job_id;
+  record.schedule_json = ScheduleText();
+  std::optional<measure::MeasureErrorKind> kind = measure::ParseErrorKind(error_kind);
+  EXPECT_TRUE(kind.has_value()) << "no error kind '" << error_kind << "'";
+  record.error_kind = kind.value_or(measure::MeasureErrorKind::kRunnerError);
+  if (error_kind != "none") record.error = absl::StrCat("it failed: ", error_kind);
+  record.median_seconds = median_seconds;
+  record.repeat_seconds.push_back(median_seconds);
+  record.repeat_seconds.push_back(median_seconds * 1.01);
+  record.repeat_seconds.push_back(median_seconds * 0.99);
+  record.gflops = median_seconds > 0 ? 524288.0 / median_seconds / 1e9 : 0;
+  record.compile_ms = 12.5;
+  record.worker_id = "worker-7";
   return record;
 }
 
-v1::Job MakeJob(const std::string& id, v1::JobState state) {
-  v1::Job job;
-  job.set_id(id);
-  job.set_state(state);
-  job.mutable_spec()->add_workloads()->set_spec("matmul:M=64,N=64,K=64");
-  job.mutable_spec()->set_device_key("dev-1");
-  job.mutable_spec()->set_trials(100);
-  job.set_trials_total(100);
+Job MakeJob(const std::string& id, JobState state) {
+  Job job;
+  job.id = id;
+  job.state = state;
+  job.spec.workloads.push_back(WorkloadSource::Spec("matmul:M=64,N=64,K=64"));
+  job.spec.device_key = "dev-1";
+  job.spec.trials = 100;
+  job.trials_total = 100;
   return job;
 }
 
@@ -96,9 +98,9 @@ TaskRow MakeTask(const std::string& task_id, const std::string& job_id, const st
   row.job_id = job_id;
   row.workload_key = workload_key;
   row.device_key = device_key;
-  row.task.mutable_workload()->set_spec("matmul:M=64,N=64,K=64");
-  row.task.set_workload_key(workload_key);
-  row.task.mutable_measure()->set_repeat(3);
+  row.task.workload = WorkloadSource::Spec("matmul:M=64,N=64,K=64");
+  row.task.workload_key = workload_key;
+  row.task.measure.repeat = 3;
   return row;
 }
 
@@ -111,9 +113,9 @@ std::unique_ptr<RecordStore> OpenOrFail(const std::string& path, const RecordSto
   return *std::move(store);
 }
 
-std::string WithoutId(v1::Record record) {
-  record.set_id(0);
-  return record.DebugString();
+std::string WithoutId(Record record) {
+  record.id = 0;
+  return RecordToJsonLine(record);
 }
 
 }  // namespace tuneforge::server::testing

@@ -50,11 +50,10 @@ std::string ScheduleText(int variant = 0);
 
 // A record of a correct measurement (error_kind "none") unless error_kind
 // says otherwise; every other field is filled with something recognisable.
-v1::Record MakeRecord(const std::string& task_id, const std::string& workload_key, const std::string& device_key,
-                      double median_seconds, const std::string& error_kind = "none",
-                      const std::string& job_id = "job-1");
+Record MakeRecord(const std::string& task_id, const std::string& workload_key, const std::string& device_key,
+                  double median_seconds, const std::string& error_kind = "none", const std::string& job_id = "job-1");
 
-v1::Job MakeJob(const std::string& id, v1::JobState state = v1::JOB_STATE_RUNNING);
+Job MakeJob(const std::string& id, JobState state = JobState::kRunning);
 TaskRow MakeTask(const std::string& task_id, const std::string& job_id, const std::string& workload_key = "wk-a",
                  const std::string& device_key = "dev-1");
 
@@ -62,6 +61,6 @@ TaskRow MakeTask(const std::string& task_id, const std::string& job_id, const st
 std::unique_ptr<RecordStore> OpenOrFail(const std::string& path, const RecordStoreOptions& options = {});
 
 // Records of the store with every field but id; for comparing stores.
-std::string WithoutId(v1::Record record);
+std::string WithoutId(Record record);
 
 }  // namespace tuneforge::server::testing

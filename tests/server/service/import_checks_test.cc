@@ -8,6 +8,7 @@
 
 #include "common/te/workload.h"
 #include "nlohmann/json.hpp"
+#include "server/record_store/record_store.h"
 
 namespace tuneforge::server {
 namespace {
@@ -42,9 +43,12 @@ Json GoodRecord() {
               {"created_unix_ms", 1700000000000}};
 }
 
-absl::Status Check(const Json& record) {
+// As an import reads a line: the record, then the checks of what it claims.
+absl::Status Check(const Json& line) {
+  absl::StatusOr<Record> record = RecordFromJsonLine(line.dump());
+  if (!record.ok()) return record.status();
   ImportChecker checker;
-  return checker.Check(record.dump());
+  return checker.Check(*record);
 }
 
 TEST(ImportChecksTest, AnHonestRecordPasses) {

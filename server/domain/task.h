@@ -1,0 +1,39 @@
+// One candidate to measure: what a worker leases. Persisted (without built
+// kernels) until its record arrives, so a restarted server leases it again.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/codegen/compiler.h"
+#include "common/schedule/schedule.h"
+#include "measure/measure_types.h"
+#include "server/domain/workload_source.h"
+
+namespace tuneforge::server {
+
+struct MeasureTask {
+  std::string task_id;
+  WorkloadSource workload;
+  std::string workload_key;  // the worker checks it against its own parse
+  schedule::Schedule schedule;
+  measure::MeasureOptions measure;
+  // For runner-only workers: the candidate and the reference (unscheduled
+  // program) built by the server for the worker's target.
+  std::optional<codegen::CompiledObject> candidate;
+  std::optional<codegen::CompiledObject> reference;
+  // Set on a re-timing: the task id of the stored record whose program this
+  // measures again; its result updates that record instead of adding one.
+  std::string retime_of;
+};
+
+// A task with the keys the dispatcher and the store find it by.
+struct TaskRow {
+  std::string task_id;
+  std::string job_id;
+  std::string device_key;
+  std::string workload_key;
+  MeasureTask task;  // what a worker gets
+};
+
+}  // namespace tuneforge::server

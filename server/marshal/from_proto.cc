@@ -1,0 +1,105 @@
+#include "server/marshal/from_proto.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/schedule/schedule_proto.h"
+#include "measure/measure_proto.h"
+
+namespace tuneforge::server {
+
+WorkloadSource FromProto(const v1::Workload& workload) { return measure::WorkloadSourceFromProto(workload); }
+
+JobState FromProto(v1::JobState state) {
+  switch (state) {
+    case v1::JOB_STATE_QUEUED: return JobState::kQueued;
+    case v1::JOB_STATE_RUNNING: return JobState::kRunning;
+    case v1::JOB_STATE_DONE: return JobState::kDone;
+    case v1::JOB_STATE_FAILED: return JobState::kFailed;
+    case v1::JOB_STATE_CANCELLED: return JobState::kCancelled;
+    default: return JobState::kUnspecified;
+  }
+}
+
+JobSpec FromProto(const v1::JobSpec& spec) {
+  JobSpec s;
+  for (const v1::Workload& w : spec.workloads()) s.workloads.push_back(FromProto(w));
+  s.device_key = spec.device_key();
+  s.trials = spec.trials();
+  s.policy = spec.policy();
+  s.batch_size = spec.batch_size();
+  s.measure = measure::MeasureOptionsFromProto(spec.measure());
+  s.seed = spec.seed();
+  s.name = spec.name();
+  s.retime_top = spec.retime_top();
+  return s;
+}
+
+SearchCost FromProto(const v1::SearchCost& cost) {
+  return {cost.propose_seconds(), cost.learn_seconds(), cost.programs_scored()};
+}
+
+Job FromProto(const v1::Job& job) {
+  Job j;
+  j.id = job.id();
+  j.spec = FromProto(job.spec());
+  j.state = FromProto(job.state());
+  j.trials_done = job.trials_done();
+  j.trials_total = job.trials_total();
+  j.best_gflops = job.best_gflops();
+  j.best_seconds = job.best_seconds();
+  j.best_schedule_json = job.best_schedule_json();
+  j.best_workload_key = job.best_workload_key();
+  j.error = job.error();
+  j.created_unix_ms = job.created_unix_ms();
+  j.updated_unix_ms = job.updated_unix_ms();
+  j.errors = job.errors();
+  j.retimed = job.retimed();
+  j.search_total = FromProto(job.search_total());
+  j.search_last_round = FromProto(job.search_last_round());
+  j.no_candidate_succeeded = job.no_candidate_succeeded();
+  return j;
+}
+
+DeviceInfo FromProto(const v1::DeviceInfo& device) {
+  DeviceInfo d;
+  d.device_key = device.device_key();
+  d.triple = device.triple();
+  d.cpu = device.cpu();
+  d.features = device.features();
+  d.cores = device.cores();
+  d.l1_bytes = device.l1_bytes();
+  d.l2_bytes = device.l2_bytes();
+  d.l3_bytes = device.l3_bytes();
+  d.hostname = device.hostname();
+  d.can_build = device.can_build();
+  return d;
+}
+
+absl::StatusOr<MeasureTask> FromProto(const v1::MeasureTask& task) {
+  MeasureTask t;
+  t.task_id = task.task_id();
+  t.workload = FromProto(task.workload());
+  t.workload_key = task.workload_key();
+  absl::StatusOr<schedule::Schedule> s = schedule::ScheduleFromProto(task.schedule());
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat("schedule: ", s.status().message()));
+  t.schedule = *std::move(s);
+  t.measure = measure::MeasureOptionsFromProto(task.measure());
+  if (task.has_candidate()) t.candidate = measure::KernelObjectFromProto(task.candidate());
+  if (task.has_reference()) t.reference = measure::KernelObjectFromProto(task.reference());
+  t.retime_of = task.retime_of();
+  return t;
+}
+
+absl::StatusOr<WorkerReport> FromProto(const v1::ReportRequest& report) {
+  WorkerReport r;
+  r.worker_id = report.worker_id();
+  r.lease_id = report.lease_id();
+  for (int i = 0; i < report.results_size(); ++i) {
+    absl::StatusOr<measure::MeasureResult> result = measure::MeasureResultFromProto(report.results(i));
+    if (!result.ok())
+      return absl::InvalidArgumentError(absl::StrCat("results[", i, "].", result.status().message()));
+    r.results.push_back({report.results(i).task_id(), *std::move(result)});
+  }
+  return r;
+}
+
+}  // namespace tuneforge::server
