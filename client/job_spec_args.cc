@@ -1,7 +1,10 @@
 #include "client/job_spec_args.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "measure/measure_proto.h"
+#include "search/task_scheduler/task_scheduler.h"
 
 namespace tuneforge::cli {
 
@@ -20,6 +23,12 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
                   "measurement cannot crown a winner (default 3; -1: off)");
   cmd->add_option("--seed", args->seed, "seed of the search (default: from the job id)");
   cmd->add_option("--name", args->name, "free text shown in listings");
+  cmd->add_option("--task-scheduler", args->task_scheduler,
+                  "how a job of several workloads shares each round: round-robin (the default) or gradient "
+                  "(where the weighted sum of latencies is expected to fall most)");
+  cmd->add_option("--weights", args->weights,
+                  "how often each workload runs in the model, in workload order (default 1 each)")
+      ->delimiter(',');
 }
 
 absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std::string& device_key) {
@@ -40,6 +49,16 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std:
     return absl::InvalidArgumentError(
         "--batch, --threads, --timeout, --number, --repeat and --min-repeat-ms must be 0 (the "
         "default) or more");
+  if (absl::StatusOr<search::TaskSchedulerKind> k = search::ParseTaskScheduler(args.task_scheduler); !k.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--task-scheduler: ", k.status().message()));
+  const size_t workloads = args.specs.size() + args.def_files.size();
+  if (!args.weights.empty() && args.weights.size() != workloads)
+    return absl::InvalidArgumentError(absl::StrCat("--weights has ", args.weights.size(), " weights for ", workloads,
+                                                   " workloads; give one per workload, in order"));
+  for (double w : args.weights)
+    if (!(w > 0) || !std::isfinite(w))
+      return absl::InvalidArgumentError(absl::StrCat("--weights: ", w, " is not a weight; give how often each "
+                                                     "workload runs in the model (a number > 0)"));
   ResolvedJobSpec out;
   for (const std::string& spec : args.specs) {
     absl::StatusOr<ApiWorkload> w = ResolveApiWorkload(spec, "");
@@ -60,6 +79,8 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std:
   spec.set_seed(args.seed);
   spec.set_retime_top(args.retime_top);
   spec.set_name(args.name);
+  spec.set_task_scheduler(args.task_scheduler);
+  spec.mutable_weights()->Assign(args.weights.begin(), args.weights.end());
   *spec.mutable_measure() = measure::MeasureOptionsToProto(m);
   return out;
 }

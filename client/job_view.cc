@@ -25,6 +25,42 @@ std::string FormatEta(double eta_s) {
   return absl::StrFormat("ETA %.1f h", eta_s / 3600);
 }
 
+// Sum of weight x best over the tasks that have a best.
+double EstimatedLatencySeconds(const v1::Job& job) {
+  double total = 0;
+  for (const v1::TaskProgress& t : job.tasks()) total += t.weight() * t.best_seconds();
+  return total;
+}
+
+Json TasksToJson(const v1::Job& job) {
+  const double total = EstimatedLatencySeconds(job);
+  Json tasks = Json::array();
+  for (const v1::TaskProgress& t : job.tasks()) {
+    const bool has_best = t.best_seconds() > 0;
+    tasks.push_back(Json{{"workload", t.workload()},
+                         {"workload_key", t.workload_key()},
+                         {"trials", t.trials()},
+                         {"best_ms", has_best ? Json(t.best_seconds() * 1e3) : Json()},
+                         {"weight", t.weight()},
+                         {"share", has_best && total > 0 ? Json(t.weight() * t.best_seconds() / total) : Json()}});
+  }
+  return tasks;
+}
+
+std::string TasksToText(const v1::Job& job) {
+  const double total = EstimatedLatencySeconds(job);
+  std::string text = absl::StrFormat("\n  estimated end-to-end latency %.4g ms (sum of weight x best)", total * 1e3);
+  for (const v1::TaskProgress& t : job.tasks()) {
+    absl::StrAppend(&text, absl::StrFormat("\n  %-40s %5d trials  ", t.workload(), t.trials()));
+    if (t.best_seconds() > 0)
+      absl::StrAppend(&text, absl::StrFormat("best %9.4g ms  weight %g  share %4.1f%%", t.best_seconds() * 1e3,
+                                             t.weight(), 100 * t.weight() * t.best_seconds() / total));
+    else
+      absl::StrAppend(&text, absl::StrFormat("no best yet     weight %g", t.weight()));
+  }
+  return text;
+}
+
 }  // namespace
 
 Json SearchCostToJson(const v1::SearchCost& cost) {
@@ -58,7 +94,10 @@ Json JobToJson(const v1::Job& job) {
               {"search_last_round", SearchCostToJson(job.search_last_round())},
               {"error", job.error().empty() ? Json() : Json(job.error())},
               {"created_unix_ms", job.created_unix_ms()},
-              {"updated_unix_ms", job.updated_unix_ms()}};
+              {"updated_unix_ms", job.updated_unix_ms()},
+              {"task_scheduler", job.spec().task_scheduler().empty() ? "round-robin" : job.spec().task_scheduler()},
+              {"estimated_latency_ms", EstimatedLatencySeconds(job) * 1e3},
+              {"tasks", TasksToJson(job)}};
 }
 
 std::string NoCandidateSucceeded(const v1::Job& job) {
@@ -78,6 +117,7 @@ std::string JobToText(const v1::Job& job) {
                                      job.trials_total(), best, job.spec().device_key());
   if (job.errors() > 0) absl::StrAppend(&text, absl::StrFormat("  (%d errors)", job.errors()));
   if (!job.error().empty()) absl::StrAppend(&text, "\n  error: ", job.error());
+  if (job.tasks_size() > 1) absl::StrAppend(&text, TasksToText(job));
   return text;
 }
 
@@ -92,6 +132,8 @@ std::string ProgressLine(const v1::Job& job, double eta_s) {
                                      job.trials_total(), best);
   if (job.errors() > 0) absl::StrAppend(&line, absl::StrFormat(", %d errors", job.errors()));
   if (job.retimed() > 0) absl::StrAppend(&line, absl::StrFormat(", %d re-timed", job.retimed()));
+  if (job.tasks_size() > 1)
+    absl::StrAppend(&line, absl::StrFormat(", est. end-to-end %.4g ms", EstimatedLatencySeconds(job) * 1e3));
   if (client::IsFinished(job.state()))
     absl::StrAppend(&line, ", ", client::JobStateName(job.state()));
   else

@@ -3,21 +3,35 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "search/task_scheduler/gradient.h"
 #include "search/task_scheduler/round_robin.h"
 
 namespace tuneforge::search {
 
-std::unique_ptr<TaskScheduler> MakeTaskScheduler(TaskSchedulerKind kind) {
+std::unique_ptr<TaskScheduler> MakeTaskScheduler(TaskSchedulerKind kind, uint64_t seed) {
   switch (kind) {
     case TaskSchedulerKind::kRoundRobin: return std::make_unique<RoundRobinScheduler>();
+    case TaskSchedulerKind::kGradient: {
+      GradientSchedulerOptions options;
+      options.seed = seed;
+      return std::make_unique<GradientScheduler>(options);
+    }
   }
   return std::make_unique<RoundRobinScheduler>();
 }
 
 absl::StatusOr<TaskSchedulerKind> ParseTaskScheduler(std::string_view name) {
   if (name.empty() || name == "round-robin") return TaskSchedulerKind::kRoundRobin;
+  if (name == "gradient") return TaskSchedulerKind::kGradient;
   return absl::InvalidArgumentError(
-      absl::StrCat("task scheduler: unknown '", std::string(name), "'; known: round-robin"));
+      absl::StrCat("task scheduler: unknown '", std::string(name), "'; known: round-robin, gradient"));
+}
+
+double EstimatedLatencySeconds(const std::vector<TaskState>& tasks) {
+  double total = 0;
+  for (const TaskState& t : tasks)
+    if (t.best_seconds > 0) total += t.weight * t.best_seconds;
+  return total;
 }
 
 }  // namespace tuneforge::search

@@ -1,14 +1,15 @@
 // Task scheduler: which of a job's tasks (workloads) gets the next share of
 // a round's candidates. A job tuning several workloads (the layers of a
-// model) asks it once per share; round-robin gives every task its turn, a
-// gradient-based scheduler (Ansor's) would favour the tasks whose speed-up
-// would shorten the whole model the most. A new policy is a new file and a
-// new TaskSchedulerKind.
+// model) asks it once per share; round-robin gives every task its turn, the
+// gradient-based scheduler (Ansor's, gradient.h) favours the tasks whose
+// speed-up would shorten the whole model the most. A new policy is a new
+// file and a new TaskSchedulerKind.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,7 +24,14 @@ struct TaskState {
   double flops = 0;           // of one run of the task's program
   double weight = 1;          // how often the task runs in the whole model
   bool exhausted = false;     // its search proposed nothing new last time
+  // Tasks of one group (the same operator) are similar: one of them can be
+  // expected to reach about the FLOP rate of the others. "" : in no group.
+  std::string group;
 };
+
+// The end-to-end latency the tasks' bests add up to: sum of weight x best
+// over the tasks that have a correct program.
+double EstimatedLatencySeconds(const std::vector<TaskState>& tasks);
 
 class TaskScheduler {
  public:
@@ -36,10 +44,13 @@ class TaskScheduler {
 
 enum class TaskSchedulerKind {
   kRoundRobin,  // every task in turn, whatever its state
+  kGradient,    // Ansor's: where the end-to-end latency is expected to fall most
 };
 
-std::unique_ptr<TaskScheduler> MakeTaskScheduler(TaskSchedulerKind kind);
-// "round-robin" (also ""): INVALID_ARGUMENT naming the known ones otherwise.
+// `seed` makes a scheduler's random choices (exploration) reproducible.
+std::unique_ptr<TaskScheduler> MakeTaskScheduler(TaskSchedulerKind kind, uint64_t seed = 0);
+// "round-robin" (also "") or "gradient": INVALID_ARGUMENT naming the known
+// ones otherwise.
 absl::StatusOr<TaskSchedulerKind> ParseTaskScheduler(std::string_view name);
 
 }  // namespace tuneforge::search

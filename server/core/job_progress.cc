@@ -45,6 +45,14 @@ void SetBest(JobRuntime* rt, const Record& r) {
 
 void TakeTotals(JobRuntime* rt, const JobTotals& totals) {
   rt->job.errors = static_cast<int>(totals.errors);
+  for (size_t i = 0; i < rt->job.tasks.size(); ++i) {
+    TaskProgress& task = rt->job.tasks[i];
+    auto it = totals.by_workload.find(task.workload_key);
+    const WorkloadTotals workload = it == totals.by_workload.end() ? WorkloadTotals{} : it->second;
+    task.trials = static_cast<int>(workload.trials);
+    task.best_seconds = workload.best_seconds;
+    if (i < rt->tasks.size()) rt->tasks[i].best_seconds = workload.best_seconds;
+  }
   if (totals.best) {
     SetBest(rt, *totals.best);
   } else {
@@ -67,6 +75,13 @@ void AccountResult(JobRuntime* rt, const MeasuredResult& result) {
   ++rt->job.trials_done;
   if (!r.ok()) ++rt->job.errors;
   if (r.ok() && r.gflops > rt->job.best_gflops) SetBest(rt, r);
+  for (TaskProgress& task : rt->job.tasks) {
+    if (task.workload_key != r.workload_key) continue;
+    ++task.trials;
+    if (r.ok() && (task.best_seconds == 0 || r.median_seconds < task.best_seconds))
+      task.best_seconds = r.median_seconds;
+    break;
+  }
   for (size_t i = 0; i < rt->workloads.size(); ++i) {
     if (rt->workloads[i].dag->workload_key() != r.workload_key) continue;
     absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json);

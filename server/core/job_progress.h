@@ -20,7 +20,8 @@ void MarkRunning(JobRuntime* rt);
 // TakeTotals). Ends the job when its last trial is in and nothing is left
 // to re-time.
 void AccountResult(JobRuntime* rt, const MeasuredResult& result);
-// The job's errors and best as the store has them (after a re-timing).
+// The job's errors and best, and each workload's trials and best, as the
+// store has them (after a re-timing, or a restart).
 void TakeTotals(JobRuntime* rt, const JobTotals& totals);
 void SetBest(JobRuntime* rt, const Record& record);
 // Adds a round's search cost; the last round is the last one that proposed

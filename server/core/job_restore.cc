@@ -27,8 +27,6 @@ absl::Status RestoreJob(RecordStore& store, JobSearch& search, Dispatcher& dispa
   absl::StatusOr<JobTotals> totals = store.Totals(rt->job.id);
   if (!totals.ok()) return totals.status();
   rt->job.trials_done = static_cast<int>(totals->trials);
-  rt->job.errors = static_cast<int>(totals->errors);
-  if (totals->best) SetBest(rt, *totals->best);
   absl::StatusOr<std::vector<TaskRow>> pending = store.PendingTasks(rt->job.id);
   if (!pending.ok()) return pending.status();
   rt->issued = totals->trials;
@@ -48,6 +46,7 @@ absl::Status RestoreJob(RecordStore& store, JobSearch& search, Dispatcher& dispa
       }
   }
   if (absl::Status s = search.Start(rt, measured); !s.ok()) return s;
+  TakeTotals(rt, *totals);  // errors, best, and each workload's trials and best
   rt->job.state = JobState::kQueued;  // until its workers register again
   rt->message = absl::StrCat("resumed after a restart at ", rt->job.trials_done, "/", rt->job.trials_total,
                              " trials");

@@ -6,6 +6,7 @@
 #include "common/schedule/schedule_json.h"
 #include "server/core/job_ids.h"
 #include "server/core/retiming.h"
+#include "server/core/workload_cache.h"
 
 namespace tuneforge::server {
 
@@ -18,11 +19,24 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
   search::HardwareParams hw = search::HardwareParamsFromDeviceKey(device_key).value_or(search::HardwareParams{});
   std::shared_ptr<search::SharedCostModel> model;
   if (*kind == search::PolicyKind::kAnsor) model = cost_models_->For(device_key);
+  search::TaskSchedulerKind scheduler = scheduler_;  // the server's, unless the spec names one
+  if (!rt->job.spec.task_scheduler.empty()) {
+    absl::StatusOr<search::TaskSchedulerKind> named = search::ParseTaskScheduler(rt->job.spec.task_scheduler);
+    if (!named.ok()) return named.status();
+    scheduler = *named;
+  }
   rt->policies.clear();
   rt->feedback.assign(rt->workloads.size(), {});
   rt->tasks.assign(rt->workloads.size(), {});
+  rt->job.tasks.resize(rt->workloads.size());
   for (size_t i = 0; i < rt->workloads.size(); ++i) {
     rt->tasks[i].flops = rt->workloads[i].dag->flops();
+    rt->tasks[i].group = rt->workloads[i].op;
+    rt->tasks[i].weight = i < rt->job.spec.weights.size() ? rt->job.spec.weights[i] : 1.0;
+    TaskProgress& shown = rt->job.tasks[i];
+    shown.workload_key = rt->workloads[i].dag->workload_key();
+    shown.workload = WorkloadLabel(rt->job.spec.workloads[i], rt->workloads[i]);
+    shown.weight = rt->tasks[i].weight;
     rt->policies.push_back(search::MakePolicy(*kind, {rt->workloads[i].dag, hw, model, seed + i}));
     if (i < measured.size()) {
       std::vector<std::vector<schedule::Step>> done;
@@ -33,7 +47,7 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
       rt->tasks[i].trials = static_cast<int64_t>(done.size());
     }
   }
-  rt->scheduler = search::MakeTaskScheduler(scheduler_);
+  rt->scheduler = search::MakeTaskScheduler(scheduler, seed);
   rt->started = absl::Now();
   rt->trials_at_start = rt->job.trials_done;
   return absl::OkStatus();

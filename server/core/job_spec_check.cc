@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "search/search_policy.h"
+#include "search/task_scheduler/task_scheduler.h"
 #include "server/core/retiming.h"
 #include "server/core/workload_cache.h"
 
@@ -47,6 +48,15 @@ absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec) {
     return Bad(absl::StrCat("spec.retime_top must be in [-1, ", kMaxRetimeTop, "] (0: ", kDefaultRetimeTop,
                             ", -1: no re-timing), got ", spec.retime_top));
   if (absl::Status s = CheckMeasure(spec.measure); !s.ok()) return s;
+  if (absl::StatusOr<search::TaskSchedulerKind> k = search::ParseTaskScheduler(spec.task_scheduler); !k.ok())
+    return Bad(absl::StrCat("spec.task_scheduler: ", k.status().message()));
+  if (!spec.weights.empty() && spec.weights.size() != spec.workloads.size())
+    return Bad(absl::StrCat("spec.weights: ", spec.weights.size(), " weights for ", spec.workloads.size(),
+                            " workloads; give one per workload, in order, or none (1 each)"));
+  for (size_t i = 0; i < spec.weights.size(); ++i)
+    if (!std::isfinite(spec.weights[i]) || spec.weights[i] <= 0 || spec.weights[i] > kMaxWorkloadWeight)
+      return Bad(absl::StrCat("spec.weights[", i, "] must be in (0, ", kMaxWorkloadWeight,
+                              "] (how often the workload runs in the model), got ", spec.weights[i]));
   std::vector<te::Workload> parsed;
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     absl::StatusOr<te::Workload> w = measure::ParseWorkloadSource(spec.workloads[i]);

@@ -42,6 +42,8 @@ inline constexpr double kBuildTimeoutS = 60;
 // Candidates per round when the spec leaves batch_size 0.
 inline constexpr int kDefaultBatchSize = 64;
 inline constexpr int kMaxWorkloadsPerJob = 1000;
+// How often one workload may run in a model: far more than any network repeats a layer.
+inline constexpr double kMaxWorkloadWeight = 1e6;
 // Re-timing: the fastest N once-timed programs per workload after each round
 // (spec retime_top 0), at most kMaxRetimeTop.
 inline constexpr int kDefaultRetimeTop = 3;

@@ -33,6 +33,17 @@ struct JobSpec {
   uint64_t seed = 0;                      // of the search; 0: derived from the job id
   std::string name;                       // free text for listings
   int retime_top = 0;                     // 0: kDefaultRetimeTop; -1: no re-timing
+  std::string task_scheduler;             // search::ParseTaskScheduler's names; "": round-robin
+  std::vector<double> weights;            // per workload; empty: 1 each
+};
+
+// One workload of a job as its task scheduler sees it.
+struct TaskProgress {
+  std::string workload_key;
+  std::string workload;     // spec, or "def:<name>"
+  int trials = 0;           // measured so far
+  double best_seconds = 0;  // fastest correct time; 0: none yet
+  double weight = 1;
 };
 
 // The server's search work for a job: proposing candidates and learning
@@ -69,6 +80,7 @@ struct Job {
   SearchCost search_last_round;
   // The job ended done without one correct candidate: there is no best.
   bool no_candidate_succeeded = false;
+  std::vector<TaskProgress> tasks;  // per workload, in spec order
 
   bool finished() const { return IsFinished(state); }
 };

@@ -33,6 +33,11 @@ struct Record {
   // Timing sessions behind median_seconds: 1, more once re-timed (the
   // median is then over every session's repeats). 0 means 1.
   int timings = 0;
+  // For a compute definition ("def:NAME"), in exported and imported lines
+  // only: the definition's text, so another store can replay the schedule.
+  // The store keeps the text once per workload (its workloads table), not
+  // in each record.
+  std::string definition;
 
   bool ok() const { return error_kind == measure::MeasureErrorKind::kNone; }
 };

@@ -30,6 +30,8 @@ JobSpec FromProto(const v1::JobSpec& spec) {
   s.seed = spec.seed();
   s.name = spec.name();
   s.retime_top = spec.retime_top();
+  s.task_scheduler = spec.task_scheduler();
+  s.weights.assign(spec.weights().begin(), spec.weights().end());
   return s;
 }
 
@@ -56,6 +58,8 @@ Job FromProto(const v1::Job& job) {
   j.search_total = FromProto(job.search_total());
   j.search_last_round = FromProto(job.search_last_round());
   j.no_candidate_succeeded = job.no_candidate_succeeded();
+  for (const v1::TaskProgress& t : job.tasks())
+    j.tasks.push_back({t.workload_key(), t.workload(), t.trials(), t.best_seconds(), t.weight()});
   return j;
 }
 

@@ -30,6 +30,8 @@ v1::JobSpec ToProto(const JobSpec& spec) {
   p.set_seed(spec.seed);
   p.set_name(spec.name);
   p.set_retime_top(spec.retime_top);
+  p.set_task_scheduler(spec.task_scheduler);
+  p.mutable_weights()->Assign(spec.weights.begin(), spec.weights.end());
   return p;
 }
 
@@ -60,6 +62,14 @@ v1::Job ToProto(const Job& job) {
   *p.mutable_search_total() = ToProto(job.search_total);
   *p.mutable_search_last_round() = ToProto(job.search_last_round);
   p.set_no_candidate_succeeded(job.no_candidate_succeeded);
+  for (const TaskProgress& t : job.tasks) {
+    v1::TaskProgress* task = p.add_tasks();
+    task->set_workload_key(t.workload_key);
+    task->set_workload(t.workload);
+    task->set_trials(t.trials);
+    task->set_best_seconds(t.best_seconds);
+    task->set_weight(t.weight);
+  }
   return p;
 }
 

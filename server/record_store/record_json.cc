@@ -7,7 +7,9 @@
 //    "compile_ms":14.2,"worker_id":"w-3","created_unix_ms":1700000000000,
 //    "timings":1}
 //
-// One table lists every field once, for writing and for reading.
+// A record of a compute definition ("workload":"def:NAME") also carries
+// "definition": the definition's text, so that another store can replay
+// its schedule. One table lists every field once, for writing and reading.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -32,6 +34,7 @@ struct Field {
   bool required;  // else absent means the type's default
   Json (*get)(const Record&);
   void (*set)(Record&, const Json&);  // after the type check
+  bool omitted_when_empty = false;    // a field most records do not have
 };
 
 const Field kFields[] = {
@@ -75,6 +78,8 @@ const Field kFields[] = {
      [](Record& r, const Json& v) { r.created_unix_ms = v.get<int64_t>(); }},
     {"timings", FieldType::kInt32, false, [](const Record& r) { return Json(std::max(r.timings, 1)); },
      [](Record& r, const Json& v) { r.timings = v.get<int32_t>(); }},
+    {"definition", FieldType::kString, false, [](const Record& r) { return Json(r.definition); },
+     [](Record& r, const Json& v) { r.definition = v.get<std::string>(); }, /*omitted_when_empty=*/true},
 };
 
 std::string Shown(const Json& v) {
@@ -153,7 +158,11 @@ absl::Status UnknownField(const std::string& name) {
 
 std::string RecordToJsonLine(const Record& record) {
   Json json = Json::object();
-  for (const Field& field : kFields) json[field.name] = field.get(record);
+  for (const Field& field : kFields) {
+    Json value = field.get(record);
+    if (field.omitted_when_empty && value.is_string() && value.get<std::string>().empty()) continue;
+    json[field.name] = std::move(value);
+  }
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,10 +67,17 @@ struct DeviceRow {
   int64_t last_seen_unix_ms = 0;  // when it was last saved
 };
 
+// Per job and workload: what the job's records of the workload add up to.
+struct WorkloadTotals {
+  int64_t trials = 0;       // records
+  double best_seconds = 0;  // fastest correct; 0: none
+};
+
 // Per job: what its records add up to.
 struct JobTotals {
   int64_t trials = 0;   // records of the job
   int64_t errors = 0;   // of which not correct
+  std::map<std::string, WorkloadTotals> by_workload;  // by workload key
   std::optional<Record> best;  // fastest correct one
 };
 

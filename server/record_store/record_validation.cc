@@ -3,7 +3,9 @@
 #include <cmath>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "server/domain/workload_source.h"
 #include "nlohmann/json.hpp"
 #include "server/record_store/record_store.h"
 
@@ -48,6 +50,21 @@ absl::Status UnknownSchemaVersion(int64_t version) {
                                                    version > kRecordSchemaVersion
                                                        ? ": the record comes from a newer tuneforge; upgrade"
                                                        : ": versions start at 1"));
+}
+
+absl::StatusOr<te::Workload> DefinitionOf(const Record& record) {
+  constexpr absl::string_view kLabel = "def:";
+  if (!absl::StartsWith(record.workload, kLabel))
+    return FieldError("definition", absl::StrCat("is for records of a compute definition (workload \"def:NAME\"); "
+                                                 "this record's workload is \"", record.workload, "\""));
+  absl::StatusOr<te::Workload> parsed =
+      measure::ParseWorkloadSource(WorkloadSource::Definition(record.definition, record.workload.substr(kLabel.size())));
+  if (!parsed.ok())
+    return FieldError("definition", absl::StrCat("does not parse: ", parsed.status().message()));
+  if (parsed->dag->workload_key() != record.workload_key)
+    return FieldError("definition", absl::StrCat("defines the workload key ", parsed->dag->workload_key(),
+                                                 ", not the record's ", record.workload_key));
+  return parsed;
 }
 
 absl::Status ValidateRecord(const Record& record) {

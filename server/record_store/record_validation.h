@@ -5,6 +5,8 @@
 #pragma once
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/te/workload.h"
 #include "server/domain/record.h"
 
 namespace tuneforge::server {
@@ -15,5 +17,11 @@ absl::Status ValidateRecord(const Record& record);
 
 // The error for a schema version this build does not read.
 absl::Status UnknownSchemaVersion(int64_t version);
+
+// The workload a record's `definition` text defines, named as its label
+// says ("def:NAME"), with the record's workload key. INVALID_ARGUMENT when
+// the record is not of a compute definition, or the text does not parse or
+// defines another workload.
+absl::StatusOr<te::Workload> DefinitionOf(const Record& record);
 
 }  // namespace tuneforge::server

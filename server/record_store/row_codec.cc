@@ -1,6 +1,7 @@
 #include "server/record_store/row_codec.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
@@ -108,6 +109,15 @@ absl::StatusOr<M> ParseStored(const std::string& bytes, const std::string& db_pa
   return message;
 }
 
+// The stored bytes of `what` as the message M, in the server's type.
+template <typename M>
+auto ReadStored(const std::string& bytes, const std::string& db_path, const std::string& what)
+    -> absl::StatusOr<decltype(FromProto(std::declval<const M&>()))> {
+  absl::StatusOr<M> message = ParseStored<M>(bytes, db_path, what);
+  if (!message.ok()) return message.status();
+  return FromProto(*message);
+}
+
 }  // namespace
 
 std::string JobBytes(const Job& job) { return Bytes(ToProto(job)); }
@@ -115,35 +125,23 @@ std::string JobBytes(const Job& job) { return Bytes(ToProto(job)); }
 std::string SpecBytes(const JobSpec& spec) { return Bytes(ToProto(spec)); }
 
 absl::StatusOr<Job> ReadJobBytes(const std::string& bytes, const std::string& db_path, const std::string& what) {
-  absl::StatusOr<v1::Job> job = ParseStored<v1::Job>(bytes, db_path, what);
-  if (!job.ok()) return job.status();
-  return FromProto(*job);
+  return ReadStored<v1::Job>(bytes, db_path, what);
 }
 
-std::string TaskBytes(const MeasureTask& task) {
-  v1::MeasureTask proto = ToProto(task);
-  // Objects are large and rebuilt at lease time; a stored task is the recipe.
-  proto.clear_candidate();
-  proto.clear_reference();
-  return Bytes(proto);
-}
+std::string TaskBytes(const MeasureTask& task) { return Bytes(ToProto(task)); }
 
 std::string WorkloadBytes(const WorkloadSource& workload) { return Bytes(ToProto(workload)); }
 
 absl::StatusOr<WorkloadSource> ReadWorkloadBytes(const std::string& bytes, const std::string& db_path,
                                                  const std::string& what) {
-  absl::StatusOr<v1::Workload> workload = ParseStored<v1::Workload>(bytes, db_path, what);
-  if (!workload.ok()) return workload.status();
-  return FromProto(*workload);
+  return ReadStored<v1::Workload>(bytes, db_path, what);
 }
 
 std::string DeviceBytes(const DeviceInfo& device) { return Bytes(ToProto(device)); }
 
 absl::StatusOr<DeviceInfo> ReadDeviceBytes(const std::string& bytes, const std::string& db_path,
                                            const std::string& what) {
-  absl::StatusOr<v1::DeviceInfo> device = ParseStored<v1::DeviceInfo>(bytes, db_path, what);
-  if (!device.ok()) return device.status();
-  return FromProto(*device);
+  return ReadStored<v1::DeviceInfo>(bytes, db_path, what);
 }
 
 absl::StatusOr<TaskRow> ReadTaskRow(const sqlite::Statement& stmt, const std::string& db_path) {

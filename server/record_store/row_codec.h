@@ -35,7 +35,9 @@ absl::StatusOr<std::vector<double>> RepeatSecondsFromJson(const std::string& tex
 std::string JobBytes(const Job& job);
 std::string SpecBytes(const JobSpec& spec);  // the jobs table's spec column
 absl::StatusOr<Job> ReadJobBytes(const std::string& bytes, const std::string& db_path, const std::string& what);
-std::string TaskBytes(const MeasureTask& task);  // without built kernels
+// Built kernels go along when the task has them: CheckAndCompleteTasks
+// (store_writes.h) drops them before a task is stored.
+std::string TaskBytes(const MeasureTask& task);
 std::string WorkloadBytes(const WorkloadSource& workload);
 absl::StatusOr<WorkloadSource> ReadWorkloadBytes(const std::string& bytes, const std::string& db_path,
                                                  const std::string& what);

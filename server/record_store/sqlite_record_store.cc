@@ -2,12 +2,14 @@
 // (write_queue.h), read-only connections for readers (read_pool.h), the SQL
 // in store_writes.cc / store_reads.cc / cost_model_rows.cc, the schema in
 // schema.cc.
+#include <map>
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "server/record_store/cost_model_rows.h"
 #include "server/record_store/read_pool.h"
+#include "server/record_store/record_validation.h"
 #include "server/record_store/record_store.h"
 #include "server/record_store/schema.h"
 #include "server/record_store/sqlite_connection.h"
@@ -170,18 +172,40 @@ class SqliteRecordStore final : public RecordStore {
   absl::StatusOr<AddOutcome> Import(const std::vector<std::string>& lines) override {
     std::vector<Record> records;
     records.reserve(lines.size());
+    // The definitions the lines carry, stored once per workload so that an
+    // export from here carries them on.
+    std::map<std::string, WorkloadRow> definitions;
     for (size_t i = 0; i < lines.size(); ++i) {
       if (lines[i].find_first_not_of(" \t\r\n") == std::string::npos) continue;
       absl::StatusOr<Record> record = RecordFromJsonLine(lines[i]);
-      if (!record.ok())
-        return InStore(path_, absl::InvalidArgumentError(
-                                  absl::StrCat("import: line ", i + 1, ": ", record.status().message(),
-                                               "; nothing of this import was stored")));
+      absl::Status status = record.status();
+      if (status.ok() && !record->definition.empty()) {
+        absl::StatusOr<te::Workload> defined = DefinitionOf(*record);
+        status = defined.status();
+        if (defined.ok())
+          definitions.try_emplace(record->workload_key,
+                                  WorkloadRow{record->workload_key,
+                                              WorkloadSource::Definition(record->definition, defined->op),
+                                              defined->dag->flops()});
+      }
+      if (!status.ok())
+        return InStore(path_, absl::InvalidArgumentError(absl::StrCat("import: line ", i + 1, ": ", status.message(),
+                                                                      "; nothing of this import was stored")));
       record->id = 0;  // ids are this store's own
       records.push_back(*std::move(record));
     }
     if (absl::Status s = CheckAndCompleteRecords(records, "import: records"); !s.ok()) return InStore(path_, s);
-    return Insert(AsNewRecords(std::move(records)));
+    if (definitions.empty()) return Insert(AsNewRecords(std::move(records)));
+    AddOutcome outcome;
+    const std::vector<MeasuredResult> results = AsNewRecords(std::move(records));
+    const int64_t now = NowUnixMs();
+    absl::Status status = writer_.Run([&](Connection& db) {
+      for (const auto& [key, w] : definitions)
+        if (absl::Status s = UpsertWorkload(db, key, w.workload, w.flops, now); !s.ok()) return s;
+      return InsertRecords(db, results, &outcome);
+    });
+    if (!status.ok()) return status;
+    return outcome;
   }
 
   WriteStats GetWriteStats() const override {

@@ -109,6 +109,20 @@ absl::StatusOr<JobTotals> ReadTotals(sqlite::Connection& db, const std::string& 
     totals.trials = stmt->Int(0);
     totals.errors = stmt->Int(1);
   }
+  {
+    absl::StatusOr<sqlite::Statement> stmt = PrepareWith(
+        db,
+        "SELECT workload_key, COUNT(*), COALESCE(MIN(CASE WHEN error_kind = 'none' THEN median_seconds END), 0) "
+        "FROM records WHERE job_id = ?1 GROUP BY workload_key",
+        {job_id});
+    if (!stmt.ok()) return stmt.status();
+    for (;;) {
+      absl::StatusOr<bool> row = stmt->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      totals.by_workload[stmt->Text(0)] = WorkloadTotals{stmt->Int(1), stmt->Real(2)};
+    }
+  }
   absl::StatusOr<std::optional<Record>> best = FirstRecord(
       db,
       absl::StrCat("SELECT ", kRecordColumns,
@@ -210,11 +224,17 @@ absl::StatusOr<int64_t> ReadRecordCount(sqlite::Connection& db) {
 
 absl::Status ExportRecords(sqlite::Connection& db, const RecordFilter& filter,
                            const std::function<bool(const std::string& line)>& line) {
-  // One statement: one snapshot, however long the export takes.
+  // One statement: one snapshot, however long the export takes. A record of
+  // a compute definition takes the definition's text along from the
+  // workloads table (the last column; NULL for every other record).
   const Where where = FilterWhere(filter);
-  absl::StatusOr<sqlite::Statement> stmt =
-      PrepareWith(db, absl::StrCat("SELECT ", kRecordColumns, " FROM records", where.sql, " ORDER BY id"),
-                  where.args);
+  absl::StatusOr<sqlite::Statement> stmt = PrepareWith(
+      db,
+      absl::StrCat("SELECT ", kRecordColumns,
+                   ", (SELECT w.workload FROM workloads AS w WHERE w.workload_key = records.workload_key "
+                   "AND records.workload LIKE 'def:%') FROM records",
+                   where.sql, " ORDER BY id"),
+      where.args);
   if (!stmt.ok()) return stmt.status();
   for (;;) {
     absl::StatusOr<bool> row = stmt->Step();
@@ -222,6 +242,12 @@ absl::Status ExportRecords(sqlite::Connection& db, const RecordFilter& filter,
     if (!*row) return absl::OkStatus();
     absl::StatusOr<Record> record = ReadRecord(*stmt, db.path());
     if (!record.ok()) return record.status();
+    if (const std::string stored = stmt->Blob(kRecordColumnCount); !stored.empty()) {
+      absl::StatusOr<WorkloadSource> source =
+          ReadWorkloadBytes(stored, db.path(), absl::StrCat("workload '", record->workload_key, "'"));
+      if (!source.ok()) return source.status();
+      if (source->is_definition()) record->definition = source->text;
+    }
     if (!line(RecordToJsonLine(*record))) return absl::OkStatus();
   }
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
 #include "common/schedule/state.h"
+#include "server/record_store/record_validation.h"
 
 namespace tuneforge::server {
 namespace {
@@ -49,13 +50,26 @@ absl::StatusOr<const te::Workload*> ImportChecker::Workload(const std::string& s
   return &workloads_.emplace(spec, *std::move(parsed)).first->second;
 }
 
+absl::StatusOr<const te::Workload*> ImportChecker::Definition(const Record& record) {
+  const std::string cache_key = absl::StrCat(record.workload, "\n", record.definition);
+  auto it = workloads_.find(cache_key);
+  if (it != workloads_.end()) return &it->second;
+  absl::StatusOr<te::Workload> parsed = DefinitionOf(record);
+  if (!parsed.ok()) return parsed.status();
+  return &workloads_.emplace(cache_key, *std::move(parsed)).first->second;
+}
+
 absl::Status ImportChecker::Check(const Record& record) {
   const std::string& key = record.workload_key;
   const std::string& workload = record.workload;
 
   // The workload the record names, and that its key is that workload's.
   const te::Workload* w = nullptr;
-  if (!workload.empty() && !IsDefinitionLabel(workload)) {
+  if (!record.definition.empty()) {
+    absl::StatusOr<const te::Workload*> defined = Definition(record);
+    if (!defined.ok()) return defined.status();
+    w = *defined;
+  } else if (!workload.empty() && !IsDefinitionLabel(workload)) {
     absl::StatusOr<const te::Workload*> parsed = Workload(workload, "workload");
     if (!parsed.ok()) return parsed.status();
     w = *parsed;
@@ -72,7 +86,7 @@ absl::Status ImportChecker::Check(const Record& record) {
   if (!s->workload_key.empty() && s->workload_key != key)
     return FieldError("schedule_json", absl::StrCat("is a schedule of the workload key ", s->workload_key,
                                                     ", not of the record's ", key));
-  if (!s->workload.empty() && !IsDefinitionLabel(s->workload)) {
+  if (!s->workload.empty() && !IsDefinitionLabel(s->workload) && record.definition.empty()) {
     absl::StatusOr<const te::Workload*> named = Workload(s->workload, "schedule_json");
     if (!named.ok()) return named.status();
     if ((*named)->dag->workload_key() != key)
@@ -86,9 +100,10 @@ absl::Status ImportChecker::Check(const Record& record) {
     return FieldError("workload", "is missing, and the schedule names no workload spec either; a correct record "
                                   "names its workload (\"matmul:M=...\")");
   if (w == nullptr)
-    return FieldError("workload", absl::StrCat("is '", workload, "', a compute definition, whose text a record does "
-                                               "not carry, so its schedule cannot be checked; tune it here with "
-                                               "--def FILE instead"));
+    return FieldError("workload", absl::StrCat("is '", workload, "', a compute definition, but the record has no "
+                                               "'definition' (its text), so its schedule cannot be checked; "
+                                               "export it again with this tuneforge, which adds the text, or "
+                                               "tune it here with --def FILE"));
   absl::StatusOr<schedule::State> replayed = schedule::State::Replay(w->dag, s->steps);
   if (!replayed.ok())
     return FieldError("schedule_json", absl::StrCat("does not replay on ", w->spec, ": ",

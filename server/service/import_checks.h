@@ -38,9 +38,11 @@ class ImportChecker {
   absl::Status Check(const Record& record);
 
  private:
-  // Parsed once per distinct spec: an import holds many records of few
-  // workloads.
+  // Parsed once per distinct spec (or definition): an import holds many
+  // records of few workloads.
   absl::StatusOr<const te::Workload*> Workload(const std::string& spec, const char* field);
+  // A compute definition's record: the workload its `definition` text defines.
+  absl::StatusOr<const te::Workload*> Definition(const Record& record);
 
   std::map<std::string, te::Workload> workloads_;
 };

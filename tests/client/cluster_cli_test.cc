@@ -204,5 +204,51 @@ TEST_F(ClusterCliTest, SubmitDefinitionFileSendsItsText) {
   EXPECT_TRUE(best.json["found"].get<bool>()) << best.out;
 }
 
+// A job of two workloads, as a model's layers are: the gradient scheduler
+// shares its rounds, and status shows each workload's trials, best, weight
+// and share of the estimated end-to-end latency.
+TEST_F(ClusterCliTest, SeveralWorkloadsShowTheirOwnProgress) {
+  ASSERT_TRUE(c().StartWorker().ok());
+  CliResult r = c().RunCliOnServer(With({"submit", kWorkload, "matmul:M=16,N=16,K=16", "--trials", "12",
+                                         "--batch", "4", "--policy", "random", "--task-scheduler", "gradient",
+                                         "--weights", "3,1"},
+                                        kQuickMeasure));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.json["task_scheduler"], "gradient");
+  const std::string job = r.json["job"];
+  absl::StatusOr<v1::Job> done = c().WaitForJobEnd(job, absl::Seconds(60));
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
+
+  CliResult status = c().RunCliOnServer({"status", job});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  const nlohmann::json& tasks = status.json["tasks"];
+  ASSERT_EQ(tasks.size(), 2u) << status.out;
+  EXPECT_EQ(tasks[0]["workload"], "matmul:K=32,M=32,N=32");
+  EXPECT_EQ(tasks[0]["weight"], 3.0);
+  EXPECT_EQ(tasks[1]["weight"], 1.0);
+  EXPECT_EQ(tasks[0]["trials"].get<int>() + tasks[1]["trials"].get<int>(), 12);
+  double estimated = 0, shares = 0;
+  for (const nlohmann::json& t : tasks) {
+    ASSERT_TRUE(t["best_ms"].is_number()) << status.out;
+    estimated += t["weight"].get<double>() * t["best_ms"].get<double>();
+    shares += t["share"].get<double>();
+  }
+  EXPECT_NEAR(status.json["estimated_latency_ms"].get<double>(), estimated, 1e-9 * estimated);
+  EXPECT_NEAR(shares, 1.0, 1e-9);
+
+  CliResult text = c().RunCli({"status", job, "--server", c().address(), "--token-file", c().token_file()});
+  EXPECT_THAT(text.out, ContainsRegex("estimated end-to-end latency [0-9.e+-]+ ms"));
+  EXPECT_THAT(text.out, ContainsRegex("matmul:K=16,M=16,N=16 +[0-9]+ trials +best +[0-9.e+-]+ ms +weight 1 "
+                                      "+share +[0-9.]+%"));
+
+  CliResult bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--task-scheduler", "annealing"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("round-robin, gradient"));
+  bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--weights", "1,2"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("2 weights for 1 workloads"));
+}
+
 }  // namespace
 }  // namespace tuneforge::client_test

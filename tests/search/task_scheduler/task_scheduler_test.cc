@@ -36,13 +36,14 @@ TEST(RoundRobinScheduler, SchedulersOfTwoJobsKeepTheirOwnTurn) {
   EXPECT_EQ(a->Next(tasks), 0u);
 }
 
-TEST(ParseTaskScheduler, KnowsRoundRobinAndNamesTheKnownOnes) {
+TEST(ParseTaskScheduler, KnowsBothAndNamesTheKnownOnes) {
   EXPECT_EQ(*ParseTaskScheduler("round-robin"), TaskSchedulerKind::kRoundRobin);
   EXPECT_EQ(*ParseTaskScheduler(""), TaskSchedulerKind::kRoundRobin);
-  absl::StatusOr<TaskSchedulerKind> bad = ParseTaskScheduler("gradient");
+  EXPECT_EQ(*ParseTaskScheduler("gradient"), TaskSchedulerKind::kGradient);
+  absl::StatusOr<TaskSchedulerKind> bad = ParseTaskScheduler("annealing");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(bad.status().message().find("round-robin"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("round-robin, gradient"), std::string::npos);
 }
 
 }  // namespace

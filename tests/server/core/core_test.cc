@@ -262,6 +262,9 @@ TEST_F(CoreTest, RestartResumesWithoutLosingOrDuplicating) {
   ASSERT_TRUE(resumed.ok()) << resumed.status();
   EXPECT_EQ(resumed->state, JobState::kQueued);  // until a worker registers again
   EXPECT_EQ(resumed->trials_done, 8);
+  ASSERT_EQ(resumed->tasks.size(), 1u);
+  EXPECT_EQ(resumed->tasks[0].trials, 8);  // each workload's progress comes back from its records
+  EXPECT_DOUBLE_EQ(resumed->tasks[0].best_seconds, 1e-3);
   // The old worker reports its in-flight tasks after the restart: they count.
   EXPECT_EQ(Report(worker, *in_flight), in_flight->tasks.size());
   std::string fresh = RegisterWorker();
@@ -285,6 +288,9 @@ TEST_F(CoreTest, BadSpecsNameTheField) {
       {[](JobSpec& s) { s.workloads[0].text = "matmull:M=1"; }, "spec.workloads[0]"},
       {[](JobSpec& s) { s.measure.repeat = -1; }, "spec.measure.repeat"},
       {[](JobSpec& s) { s.batch_size = 100000; }, "spec.batch_size"},
+      {[](JobSpec& s) { s.task_scheduler = "annealing"; }, "spec.task_scheduler: task scheduler: unknown"},
+      {[](JobSpec& s) { s.weights = {1, 2}; }, "spec.weights: 2 weights for 1 workloads"},
+      {[](JobSpec& s) { s.weights = {0}; }, "spec.weights[0] must be in (0, "},
   };
   for (const Case& c : cases) {
     JobSpec spec = Spec(10);
@@ -377,6 +383,35 @@ TEST_F(CoreTest, RetimeTopOutOfRangeIsRefused) {
   auto job = jobs_->Submit(spec);
   EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(job.status().message(), HasSubstr("spec.retime_top must be in [-1, 64]"));
+}
+
+// A job of several workloads (a model's layers) with their weights: the
+// gradient scheduler shares the rounds, and the job shows each workload's
+// trials and best.
+TEST_F(CoreTest, AJobOfSeveralWorkloadsTracksEachOne) {
+  JobSpec spec = Spec(24, 4);
+  spec.workloads.push_back(WorkloadSource::Spec("matmul:M=8,N=8,K=8"));
+  spec.task_scheduler = "gradient";
+  spec.weights = {4, 1};
+  auto job = jobs_->Submit(spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_EQ(job->tasks.size(), 2u);
+  EXPECT_EQ(job->tasks[0].workload, "matmul:K=16,M=16,N=16");
+  EXPECT_EQ(job->tasks[1].workload, "matmul:K=8,M=8,N=8");
+  EXPECT_EQ(job->tasks[0].weight, 4);
+  EXPECT_EQ(job->tasks[1].weight, 1);
+  std::string worker = RegisterWorker();
+  Drain(worker, job->id);
+  auto done = jobs_->Get(job->id);
+  ASSERT_EQ(done->state, JobState::kDone);
+  std::map<std::string, int> records_of;
+  for (const Record& r : Records(job->id)) ++records_of[r.workload_key];
+  for (const TaskProgress& t : done->tasks) {
+    EXPECT_EQ(t.trials, records_of[t.workload_key]) << t.workload;
+    EXPECT_GT(t.trials, 0) << t.workload;  // the warm-up gives every workload a share
+    EXPECT_DOUBLE_EQ(t.best_seconds, 1e-3) << t.workload;
+  }
+  EXPECT_EQ(done->tasks[0].trials + done->tasks[1].trials, 24);
 }
 
 }  // namespace

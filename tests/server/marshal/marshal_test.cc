@@ -17,7 +17,7 @@ Job FullJob() {
   Job job;
   job.id = "job-0123";
   job.spec.workloads = {WorkloadSource::Spec("matmul:M=8,N=8,K=8"),
-                        WorkloadSource::Definition("def f(A: f32[4]) -> f32[4] { return A }", "f")};
+                        WorkloadSource::Definition("input X: float32[4]\nZ[a: 4] = X[a] * 2.0\n", "twice")};
   job.spec.device_key = "x86_64-avx512-epyc-2c";
   job.spec.trials = 200;
   job.spec.policy = "random";

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "common/te/workload.h"
 #include "nlohmann/json.hpp"
 #include "server/marshal/to_proto.h"
 #include "tests/server/record_store/store_test_util.h"
@@ -221,6 +222,62 @@ TEST(ExportImportTest, RoundTripBetweenTwoStores) {
   ASSERT_TRUE(imported.ok());
   EXPECT_EQ(imported->accepted, 0);
   EXPECT_EQ(imported->duplicate, 150);
+}
+
+// A record of a compute definition names it "def:NAME"; its line carries
+// the definition's text, so the store it is imported into can replay its
+// schedule and export it on in turn.
+TEST(ExportImportTest, ADefinitionsRecordCarriesItsTextToAnotherStore) {
+  constexpr char kText[] =
+      "input X: float32[8, 4]\ninput Y: float32[4, 8]\nZ[a: 8, b: 8] = sum(X[a, r] * Y[r, b], r: 4)\n";
+  absl::StatusOr<te::Workload> tiny = te::ParseDefinition(kText, "tiny");
+  ASSERT_TRUE(tiny.ok()) << tiny.status();
+  const std::string key = tiny->dag->workload_key();
+  const double flops = tiny->dag->flops();
+  TempDir dir;
+  auto from = OpenOrFail(dir.File("from.db"));
+  auto to = OpenOrFail(dir.File("to.db"));
+  ASSERT_NE(from, nullptr);
+  ASSERT_NE(to, nullptr);
+  ASSERT_TRUE(from->SaveWorkload(key, WorkloadSource::Definition(kText, "tiny"), flops).ok());
+  Record defined = MakeRecord("t-def", key, "dev-1", 1e-6);
+  defined.workload = "def:tiny";
+  defined.gflops = flops / 1e-6 / 1e9;
+  ASSERT_TRUE(from->AddRecords({defined, MakeRecord("t-spec", "wk-a", "dev-1", 1e-3)}).ok());
+
+  std::vector<std::string> lines = ExportAll(*from);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(Json::parse(lines[0])["definition"], kText);
+  EXPECT_FALSE(Json::parse(lines[1]).contains("definition"));  // a spec needs none
+
+  absl::StatusOr<AddOutcome> imported = to->Import(lines);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->accepted, 2);
+  absl::StatusOr<std::optional<WorkloadRow>> stored = to->LoadWorkload(key);
+  ASSERT_TRUE(stored.ok() && stored->has_value()) << stored.status();
+  EXPECT_EQ((*stored)->workload, WorkloadSource::Definition(kText, "tiny"));
+  EXPECT_DOUBLE_EQ((*stored)->flops, flops);
+  std::vector<std::string> again = ExportAll(*to);
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(Json::parse(again[0])["definition"], kText);  // and on to the next store
+
+  // A text that defines another workload, or a definition on a spec's
+  // record, is refused with its line, and nothing of the import is stored.
+  TempDir other;
+  auto refusing = OpenOrFail(other.File("refusing.db"));
+  ASSERT_NE(refusing, nullptr);
+  Json wrong = Json::parse(lines[0]);
+  wrong["definition"] = "input X: float32[8, 4]\nZ[a: 8, b: 4] = X[a, b] * 2.0\n";
+  absl::StatusOr<AddOutcome> refused = refusing->Import({lines[1], wrong.dump()});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("import: line 2: field 'definition' defines the workload key"));
+  Json misplaced = Json::parse(lines[1]);
+  misplaced["definition"] = kText;
+  refused = refusing->Import({misplaced.dump()});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("field 'definition' is for records of a compute definition"));
+  EXPECT_EQ(*refusing->CountRecords(), 0);
+  EXPECT_FALSE(refusing->LoadWorkload(key)->has_value());
 }
 
 TEST(ExportImportTest, ExportFiltersAndStopsEarly) {

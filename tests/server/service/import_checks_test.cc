@@ -131,6 +131,41 @@ TEST(ImportChecksTest, ForgedRecordsAreRefusedNamingTheField) {
   }
 }
 
+// A compute definition's record carries the definition's text: its
+// schedule is checked against that, as a spec's is against the spec.
+TEST(ImportChecksTest, ADefinitionsRecordIsCheckedAgainstItsText) {
+  const std::string text =
+      "input X: float32[16, 8]\ninput Y: float32[8, 16]\nZ[a: 16, b: 16] = sum(X[a, r] * Y[r, b], r: 8)\n";
+  absl::StatusOr<te::Workload> w = te::ParseDefinition(text, "tiny");
+  ASSERT_TRUE(w.ok()) << w.status();
+  const double seconds = 1e-6;
+  const Json honest{{"schema_version", 1},
+                    {"workload_key", w->dag->workload_key()},
+                    {"workload", "def:tiny"},
+                    {"device_key", "x86_64-avx2-2c"},
+                    {"task_id", "t-def"},
+                    {"schedule_json", R"({"workload":"def:tiny","steps":[]})"},
+                    {"error_kind", "none"},
+                    {"median_seconds", seconds},
+                    {"gflops", w->dag->flops() / seconds / 1e9},
+                    {"created_unix_ms", 1700000000000},
+                    {"definition", text}};
+  EXPECT_TRUE(Check(honest).ok()) << Check(honest);
+
+  Json no_replay = honest;
+  no_replay["schedule_json"] =
+      R"({"workload":"def:tiny","steps":[{"kind":"split","stage":7,"iter":0,"lengths":[8],"inner_to_outer":true}]})";
+  EXPECT_THAT(Check(no_replay).message(), HasSubstr("does not replay"));
+  Json other_text = honest;
+  other_text["definition"] = "input X: float32[4]\nZ[a: 4] = X[a] * 2.0\n";
+  absl::Status s = Check(other_text);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("field 'definition' defines the workload key"));
+  Json wrong_figures = honest;
+  wrong_figures["gflops"] = 1e6;
+  EXPECT_THAT(Check(wrong_figures).message(), HasSubstr("disagree"));
+}
+
 TEST(ImportChecksTest, ErrorRecordsNeedOnlyTheirWorkloadAndKey) {
   Json failed = GoodRecord();
   failed["error_kind"] = "compile_error";

@@ -1,0 +1,103 @@
+#include "search/task_scheduler/gradient.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tuneforge::search {
+namespace {
+
+// The latency a task without a correct program counts as: far above any
+// measured one, so that such a task is tuned first (until it rests).
+constexpr double kNoProgramSeconds = 1e10;
+
+double Latency(double best_seconds) { return best_seconds > 0 ? best_seconds : kNoProgramSeconds; }
+
+}  // namespace
+
+GradientScheduler::GradientScheduler(GradientSchedulerOptions options)
+    : options_(options), rng_(options.seed) {}
+
+void GradientScheduler::Observe(const std::vector<TaskState>& tasks) {
+  history_.resize(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    History& h = history_[i];
+    const TaskState& t = tasks[i];
+    if (!h.seen.empty() && h.seen.back().trials == t.trials) continue;
+    const bool improved =
+        t.best_seconds > 0 && (h.seen.empty() || h.seen.back().best_seconds <= 0 ||
+                               t.best_seconds < h.seen.back().best_seconds);
+    if (improved || h.seen.empty()) h.last_improved_at = t.trials;
+    h.seen.push_back({t.trials, t.best_seconds});
+  }
+}
+
+bool GradientScheduler::Resting(const TaskState& t, const History& h) const {
+  return options_.early_stop_trials > 0 && t.trials - h.last_improved_at >= options_.early_stop_trials;
+}
+
+bool GradientScheduler::CanGoOn(const TaskState& t, const History& h) const {
+  return !t.exhausted && !Resting(t, h);
+}
+
+double GradientScheduler::Gradient(size_t i, const std::vector<TaskState>& tasks) const {
+  const TaskState& t = tasks[i];
+  const History& h = history_[i];
+  const double g = Latency(t.best_seconds);
+  // Backward: how fast its best fell over the last few observations (once
+  // it had a correct program then: the first one is no measure of progress).
+  double backward = 0;
+  const size_t window = static_cast<size_t>(std::max(1, options_.backward_window));
+  if (h.seen.size() > window) {
+    const Observation& then = h.seen[h.seen.size() - 1 - window];
+    const Observation& now = h.seen.back();
+    if (now.trials > then.trials && then.best_seconds > 0)
+      backward = (now.best_seconds - then.best_seconds) / static_cast<double>(now.trials - then.trials);
+  }
+  // Forward: optimistic (as much again as the time spent so far) and
+  // bounded by what similar tasks reach.
+  double forward = -g / static_cast<double>(std::max<int64_t>(t.trials, 1));
+  double best_similar_rate = 0;  // FLOP/s
+  for (size_t k = 0; k < tasks.size(); ++k)
+    if (!tasks[i].group.empty() && tasks[k].group == tasks[i].group && tasks[k].best_seconds > 0)
+      best_similar_rate = std::max(best_similar_rate, tasks[k].flops / tasks[k].best_seconds);
+  if (best_similar_rate > 0 && t.flops > 0)
+    forward = std::min(forward, options_.beta * t.flops / best_similar_rate - g);
+  return t.weight * (options_.alpha * backward + (1 - options_.alpha) * forward);
+}
+
+size_t GradientScheduler::Next(const std::vector<TaskState>& tasks) {
+  if (tasks.empty()) return 0;
+  Observe(tasks);
+  gradients_.assign(tasks.size(), 0);
+  auto pick = [&](size_t i) {
+    history_[i].picked = true;
+    return i;
+  };
+  // Warm-up: every task that can go on gets one share first, in order.
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (!history_[i].picked && !tasks[i].exhausted) return pick(i);
+
+  std::vector<size_t> open;
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (CanGoOn(tasks[i], history_[i])) open.push_back(i);
+  if (open.empty()) {  // every task rests or is exhausted: those that rest may go on
+    for (size_t i = 0; i < tasks.size(); ++i)
+      if (!tasks[i].exhausted) open.push_back(i);
+  }
+  if (open.empty()) return pick(0);  // nothing can go on; the caller sees no candidates
+  if (std::uniform_real_distribution<double>(0, 1)(rng_) < options_.epsilon)
+    return pick(open[std::uniform_int_distribution<size_t>(0, open.size() - 1)(rng_)]);
+  size_t best = open.front();
+  double best_gradient = std::numeric_limits<double>::infinity();
+  for (size_t i : open) {
+    gradients_[i] = Gradient(i, tasks);
+    if (gradients_[i] < best_gradient) {
+      best_gradient = gradients_[i];
+      best = i;
+    }
+  }
+  return pick(best);
+}
+
+}  // namespace tuneforge::search
