@@ -75,17 +75,16 @@ void AccountResult(JobRuntime* rt, const MeasuredResult& result) {
   ++rt->job.trials_done;
   if (!r.ok()) ++rt->job.errors;
   if (r.ok() && r.gflops > rt->job.best_gflops) SetBest(rt, r);
-  for (TaskProgress& task : rt->job.tasks) {
-    if (task.workload_key != r.workload_key) continue;
-    ++task.trials;
-    if (r.ok() && (task.best_seconds == 0 || r.median_seconds < task.best_seconds))
-      task.best_seconds = r.median_seconds;
-    break;
-  }
   for (size_t i = 0; i < rt->workloads.size(); ++i) {
     if (rt->workloads[i].dag->workload_key() != r.workload_key) continue;
     absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json);
     if (s.ok()) rt->feedback[i].push_back({s->steps, r.ok(), r.median_seconds});
+    if (i < rt->job.tasks.size()) {  // the workload's progress as clients see it
+      TaskProgress& task = rt->job.tasks[i];
+      ++task.trials;
+      if (r.ok() && (task.best_seconds == 0 || r.median_seconds < task.best_seconds))
+        task.best_seconds = r.median_seconds;
+    }
     break;
   }
   rt->job.updated_unix_ms = NowUnixMs();
