@@ -4,6 +4,7 @@
 // schema.cc.
 #include <map>
 #include <memory>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -173,20 +174,25 @@ class SqliteRecordStore final : public RecordStore {
     std::vector<Record> records;
     records.reserve(lines.size());
     // The definitions the lines carry, stored once per workload so that an
-    // export from here carries them on.
+    // export from here carries them on. A text is parsed once per label, not
+    // once per record (an import holds many records of few workloads).
     std::map<std::string, WorkloadRow> definitions;
+    std::set<std::string> checked;  // label + text of the definitions already parsed
     for (size_t i = 0; i < lines.size(); ++i) {
       if (lines[i].find_first_not_of(" \t\r\n") == std::string::npos) continue;
       absl::StatusOr<Record> record = RecordFromJsonLine(lines[i]);
       absl::Status status = record.status();
-      if (status.ok() && !record->definition.empty()) {
+      if (status.ok() && !record->definition.empty() &&
+          !checked.contains(absl::StrCat(record->workload, "\n", record->definition))) {
         absl::StatusOr<te::Workload> defined = DefinitionOf(*record);
         status = defined.status();
-        if (defined.ok())
+        if (defined.ok()) {
+          checked.insert(absl::StrCat(record->workload, "\n", record->definition));
           definitions.try_emplace(record->workload_key,
                                   WorkloadRow{record->workload_key,
                                               WorkloadSource::Definition(record->definition, defined->op),
                                               defined->dag->flops()});
+        }
       }
       if (!status.ok())
         return InStore(path_, absl::InvalidArgumentError(absl::StrCat("import: line ", i + 1, ": ", status.message(),
@@ -195,17 +201,7 @@ class SqliteRecordStore final : public RecordStore {
       records.push_back(*std::move(record));
     }
     if (absl::Status s = CheckAndCompleteRecords(records, "import: records"); !s.ok()) return InStore(path_, s);
-    if (definitions.empty()) return Insert(AsNewRecords(std::move(records)));
-    AddOutcome outcome;
-    const std::vector<MeasuredResult> results = AsNewRecords(std::move(records));
-    const int64_t now = NowUnixMs();
-    absl::Status status = writer_.Run([&](Connection& db) {
-      for (const auto& [key, w] : definitions)
-        if (absl::Status s = UpsertWorkload(db, key, w.workload, w.flops, now); !s.ok()) return s;
-      return InsertRecords(db, results, &outcome);
-    });
-    if (!status.ok()) return status;
-    return outcome;
+    return Insert(AsNewRecords(std::move(records)), definitions);
   }
 
   WriteStats GetWriteStats() const override {
@@ -224,10 +220,17 @@ class SqliteRecordStore final : public RecordStore {
     return results;
   }
 
-  absl::StatusOr<AddOutcome> Insert(const std::vector<MeasuredResult>& results) {
+  // The results and the workloads they bring, in one transaction.
+  absl::StatusOr<AddOutcome> Insert(const std::vector<MeasuredResult>& results,
+                                    const std::map<std::string, WorkloadRow>& workloads = {}) {
     AddOutcome outcome;
     if (results.empty()) return outcome;
-    absl::Status status = writer_.Run([&](Connection& db) { return InsertRecords(db, results, &outcome); });
+    const int64_t now = NowUnixMs();
+    absl::Status status = writer_.Run([&](Connection& db) {
+      for (const auto& [key, w] : workloads)
+        if (absl::Status s = UpsertWorkload(db, key, w.workload, w.flops, now); !s.ok()) return s;
+      return InsertRecords(db, results, &outcome);
+    });
     if (!status.ok()) return status;
     return outcome;
   }
