@@ -10,6 +10,8 @@ find_package(Protobuf REQUIRED)
 find_package(gRPC CONFIG REQUIRED)
 find_package(nlohmann_json CONFIG REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
+# Debian's libonnx-dev: onnx_proto (onnx/onnx_pb.h, built with ONNX_ML=1).
+find_package(ONNX CONFIG REQUIRED)
 
 # LLVM: pin one version; several can be installed side by side.
 set(TUNEFORGE_LLVM_VERSION 19.1)  # Debian llvm-19-dev

@@ -5,6 +5,7 @@
 
 #include "common/te/ops/checks.h"
 #include "common/te/ops/indexing.h"
+#include "common/te/ops/op_inputs.h"
 #include "common/te/ops/pad.h"
 
 namespace tuneforge::te::ops {
@@ -46,8 +47,9 @@ absl::Status Validate(const ConvNd& c) {
   return RequireNumeric(c.op, c.dtype);
 }
 
-absl::StatusOr<BuiltOp> BuildConv(const ConvNd& c) {
+absl::StatusOr<BuiltOp> BuildConv(const ConvNd& c, const OpInputs& inputs) {
   if (auto s = Validate(c); !s.ok()) return s;
+  if (auto s = RequireInputCount(c.op, inputs, 2); !s.ok()) return s;
   const int64_t c_per_group = c.C / c.groups, k_per_group = c.K / c.groups;
   std::vector<int64_t> data_shape = {c.N, c.C}, kernel_shape = {c.K, c_per_group};
   std::vector<int64_t> pads = {0, 0};
@@ -63,9 +65,12 @@ absl::StatusOr<BuiltOp> BuildConv(const ConvNd& c) {
     pad_names.push_back(d.in_axis);
     out_axes.push_back({d.out_axis, *extent});
   }
-  Tensor data = Placeholder("data", data_shape, c.dtype);
-  Tensor kernel = Placeholder("kernel", kernel_shape, c.dtype);
-  auto padded = Pad(data, pads, pads, Const(0, c.dtype), pad_names);
+  auto data = OpInput(c.op, inputs, 0, "data", data_shape, c.dtype);
+  if (!data.ok()) return data.status();
+  auto kernel_input = OpInput(c.op, inputs, 1, "kernel", kernel_shape, c.dtype);
+  if (!kernel_input.ok()) return kernel_input.status();
+  const Tensor& kernel = *kernel_input;
+  auto padded = Pad(*data, pads, pads, Const(0, c.dtype), pad_names);
   if (!padded.ok()) return padded.status();
 
   std::vector<IterVar> axes = Axes(out_axes);
@@ -87,23 +92,26 @@ absl::StatusOr<BuiltOp> BuildConv(const ConvNd& c) {
 
 }  // namespace
 
-absl::StatusOr<BuiltOp> Conv1d(const Conv1dParams& p) {
+absl::StatusOr<BuiltOp> Conv1d(const Conv1dParams& p, const OpInputs& inputs) {
   return BuildConv({"conv1d", p.N, p.C, p.K, {{"W", p.W, "S", p.S, "w", "ow", "rx"}}, p.stride,
-                    p.pad, p.dilation, p.groups, p.dtype});
+                    p.pad, p.dilation, p.groups, p.dtype},
+                   inputs);
 }
 
-absl::StatusOr<BuiltOp> Conv2d(const Conv2dParams& p) {
+absl::StatusOr<BuiltOp> Conv2d(const Conv2dParams& p, const OpInputs& inputs) {
   return BuildConv({"conv2d", p.N, p.C, p.K,
                     {{"H", p.H, "R", p.R, "h", "oh", "ry"}, {"W", p.W, "S", p.S, "w", "ow", "rx"}},
-                    p.stride, p.pad, p.dilation, p.groups, p.dtype});
+                    p.stride, p.pad, p.dilation, p.groups, p.dtype},
+                   inputs);
 }
 
-absl::StatusOr<BuiltOp> Conv3d(const Conv3dParams& p) {
+absl::StatusOr<BuiltOp> Conv3d(const Conv3dParams& p, const OpInputs& inputs) {
   return BuildConv({"conv3d", p.N, p.C, p.K,
                     {{"D", p.D, "T", p.T, "d", "od", "rz"},
                      {"H", p.H, "R", p.R, "h", "oh", "ry"},
                      {"W", p.W, "S", p.S, "w", "ow", "rx"}},
-                    p.stride, p.pad, p.dilation, p.groups, p.dtype});
+                    p.stride, p.pad, p.dilation, p.groups, p.dtype},
+                   inputs);
 }
 
 }  // namespace tuneforge::te::ops

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/te/ops/built_op.h"
+#include "common/te/ops/op_inputs.h"
 
 namespace tuneforge::te::ops {
 
@@ -22,7 +23,8 @@ struct Conv1dParams {
   int64_t stride = 1, pad = 0, dilation = 1, groups = 1;
   DType dtype = DType::Float32();
 };
-absl::StatusOr<BuiltOp> Conv1d(const Conv1dParams& p);
+// inputs (op_inputs.h): data, kernel.
+absl::StatusOr<BuiltOp> Conv1d(const Conv1dParams& p, const OpInputs& inputs = {});
 
 struct Conv2dParams {
   int64_t N = 0, C = 0, H = 0, W = 0;  // data [N, C, H, W]
@@ -30,7 +32,8 @@ struct Conv2dParams {
   int64_t stride = 1, pad = 0, dilation = 1, groups = 1;
   DType dtype = DType::Float32();
 };
-absl::StatusOr<BuiltOp> Conv2d(const Conv2dParams& p);
+// inputs (op_inputs.h): data, kernel.
+absl::StatusOr<BuiltOp> Conv2d(const Conv2dParams& p, const OpInputs& inputs = {});
 
 struct Conv3dParams {
   int64_t N = 0, C = 0, D = 0, H = 0, W = 0;  // data [N, C, D, H, W]
@@ -38,6 +41,7 @@ struct Conv3dParams {
   int64_t stride = 1, pad = 0, dilation = 1, groups = 1;
   DType dtype = DType::Float32();
 };
-absl::StatusOr<BuiltOp> Conv3d(const Conv3dParams& p);
+// inputs (op_inputs.h): data, kernel.
+absl::StatusOr<BuiltOp> Conv3d(const Conv3dParams& p, const OpInputs& inputs = {});
 
 }  // namespace tuneforge::te::ops

@@ -2,11 +2,12 @@
 
 #include "common/te/ops/checks.h"
 #include "common/te/ops/indexing.h"
+#include "common/te/ops/op_inputs.h"
 #include "common/te/ops/pad.h"
 
 namespace tuneforge::te::ops {
 
-absl::StatusOr<BuiltOp> DepthwiseConv2d(const DepthwiseConv2dParams& p) {
+absl::StatusOr<BuiltOp> DepthwiseConv2d(const DepthwiseConv2dParams& p, const OpInputs& inputs) {
   constexpr absl::string_view kOp = "depthwise_conv2d";
   if (auto s = RequirePositive(kOp, {{"N", p.N}, {"C", p.C}, {"H", p.H}, {"W", p.W}, {"R", p.R},
                                      {"S", p.S}, {"stride", p.stride}, {"dilation", p.dilation},
@@ -20,9 +21,13 @@ absl::StatusOr<BuiltOp> DepthwiseConv2d(const DepthwiseConv2dParams& p) {
   auto ow = WindowOutputExtent(kOp, {"W", p.W, "S", p.S}, p.stride, p.pad, p.dilation);
   if (!ow.ok()) return ow.status();
 
-  Tensor data = Placeholder("data", {p.N, p.C, p.H, p.W}, p.dtype);
-  Tensor kernel = Placeholder("kernel", {p.C, p.M, p.R, p.S}, p.dtype);
-  auto padded = Pad(data, {0, 0, p.pad, p.pad}, {0, 0, p.pad, p.pad}, Const(0, p.dtype),
+  if (auto s = RequireInputCount(kOp, inputs, 2); !s.ok()) return s;
+  auto data = OpInput(kOp, inputs, 0, "data", {p.N, p.C, p.H, p.W}, p.dtype);
+  if (!data.ok()) return data.status();
+  auto kernel_input = OpInput(kOp, inputs, 1, "kernel", {p.C, p.M, p.R, p.S}, p.dtype);
+  if (!kernel_input.ok()) return kernel_input.status();
+  const Tensor& kernel = *kernel_input;
+  auto padded = Pad(*data, {0, 0, p.pad, p.pad}, {0, 0, p.pad, p.pad}, Const(0, p.dtype),
                     {"n", "c", "h", "w"});
   if (!padded.ok()) return padded.status();
   std::vector<IterVar> axes = Axes({{"n", p.N}, {"c", p.C * p.M}, {"oh", *oh}, {"ow", *ow}});

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/te/ops/built_op.h"
+#include "common/te/ops/op_inputs.h"
 
 namespace tuneforge::te::ops {
 
@@ -20,6 +21,7 @@ struct DepthwiseConv2dParams {
   int64_t M = 1;  // channel multiplier: output has C*M channels
   DType dtype = DType::Float32();
 };
-absl::StatusOr<BuiltOp> DepthwiseConv2d(const DepthwiseConv2dParams& p);
+// inputs (op_inputs.h): data, kernel.
+absl::StatusOr<BuiltOp> DepthwiseConv2d(const DepthwiseConv2dParams& p, const OpInputs& inputs = {});
 
 }  // namespace tuneforge::te::ops

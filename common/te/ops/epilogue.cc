@@ -6,6 +6,7 @@
 #include "common/te/expr_util.h"
 #include "common/te/ops/checks.h"
 #include "common/te/ops/indexing.h"
+#include "common/te/ops/op_inputs.h"
 
 namespace tuneforge::te::ops {
 namespace {
@@ -98,7 +99,8 @@ std::vector<EpilogueInfo> ListEpilogues() {
 
 bool IsEpilogue(absl::string_view name) { return Find(name) != nullptr; }
 
-absl::StatusOr<BuiltOp> ApplyEpilogue(absl::string_view name, const BuiltOp& base) {
+absl::StatusOr<BuiltOp> ApplyEpilogue(absl::string_view name, const BuiltOp& base,
+                                      const OpInputs& operand_input) {
   const EpilogueDef* def = Find(name);
   if (!def) {
     std::vector<std::string> names;
@@ -120,14 +122,21 @@ absl::StatusOr<BuiltOp> ApplyEpilogue(absl::string_view name, const BuiltOp& bas
   std::vector<IterVar> axes;
   for (size_t d = 0; d < in->shape.size(); ++d) axes.push_back(Axis(axis_names[d], in->shape[d]));
   std::vector<Expr> index = AxisExprs(axes);
+  if (auto s = RequireInputCount(def->name, operand_input, def->operand == Operand::kNone ? 0 : 1);
+      !s.ok())
+    return s;
   Expr operand;
   if (def->operand == Operand::kChannel) {
     int c = base.channel_axis;
-    Tensor bias = Placeholder(FreshName(used, def->operand_name), {in->shape[c]}, in->dtype);
-    operand = Read(bias, {index[c]});
+    auto bias = OpInput(def->name, operand_input, 0, FreshName(used, def->operand_name),
+                        {in->shape[c]}, in->dtype);
+    if (!bias.ok()) return bias.status();
+    operand = Read(*bias, {index[c]});
   } else if (def->operand == Operand::kFull) {
-    Tensor other = Placeholder(FreshName(used, def->operand_name), in->shape, in->dtype);
-    operand = Read(other, index);
+    auto other = OpInput(def->name, operand_input, 0, FreshName(used, def->operand_name),
+                         in->shape, in->dtype);
+    if (!other.ok()) return other.status();
+    operand = Read(*other, index);
   }
   if (operand) used.insert(operand.as<TensorRead>()->tensor->name);
   Expr body = def->body(Read(in, index), operand);

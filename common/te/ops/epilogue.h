@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/te/ops/built_op.h"
+#include "common/te/ops/op_inputs.h"
 
 namespace tuneforge::te::ops {
 
@@ -34,6 +35,9 @@ bool IsEpilogue(absl::string_view name);
 
 // `base` followed by the epilogue stage; the stage and any new input get
 // names not yet used in base's DAG ("relu", then "relu_1" for a second one).
-absl::StatusOr<BuiltOp> ApplyEpilogue(absl::string_view name, const BuiltOp& base);
+// `operand` (bias, add, mul only; op_inputs.h): the tensor the epilogue
+// reads besides the previous stage, instead of a new placeholder.
+absl::StatusOr<BuiltOp> ApplyEpilogue(absl::string_view name, const BuiltOp& base,
+                                      const OpInputs& operand = {});
 
 }  // namespace tuneforge::te::ops

@@ -2,14 +2,20 @@
 
 #include "common/te/ops/checks.h"
 #include "common/te/ops/indexing.h"
+#include "common/te/ops/op_inputs.h"
 
 namespace tuneforge::te::ops {
 
-absl::StatusOr<BuiltOp> Matmul(const MatmulParams& p) {
+absl::StatusOr<BuiltOp> Matmul(const MatmulParams& p, const OpInputs& inputs) {
+  if (auto s = RequireInputCount("matmul", inputs, 2); !s.ok()) return s;
   if (auto s = RequirePositive("matmul", {{"M", p.M}, {"N", p.N}, {"K", p.K}}); !s.ok()) return s;
   if (auto s = RequireNumeric("matmul", p.dtype); !s.ok()) return s;
-  Tensor a = Placeholder("A", {p.M, p.K}, p.dtype);
-  Tensor b = Placeholder("B", {p.K, p.N}, p.dtype);
+  auto a_input = OpInput("matmul", inputs, 0, "A", {p.M, p.K}, p.dtype);
+  if (!a_input.ok()) return a_input.status();
+  auto b_input = OpInput("matmul", inputs, 1, "B", {p.K, p.N}, p.dtype);
+  if (!b_input.ok()) return b_input.status();
+  const Tensor& a = *a_input;
+  const Tensor& b = *b_input;
   std::vector<IterVar> axes = Axes({{"i", p.M}, {"j", p.N}});
   IterVar k = Axis("k", p.K);
   Expr i(axes[0].var), j(axes[1].var);
@@ -19,13 +25,18 @@ absl::StatusOr<BuiltOp> Matmul(const MatmulParams& p) {
   return BuiltOp{*c, 1};
 }
 
-absl::StatusOr<BuiltOp> BatchMatmul(const BatchMatmulParams& p) {
+absl::StatusOr<BuiltOp> BatchMatmul(const BatchMatmulParams& p, const OpInputs& inputs) {
+  if (auto s = RequireInputCount("batch_matmul", inputs, 2); !s.ok()) return s;
   if (auto s = RequirePositive("batch_matmul", {{"B", p.B}, {"M", p.M}, {"N", p.N}, {"K", p.K}});
       !s.ok())
     return s;
   if (auto s = RequireNumeric("batch_matmul", p.dtype); !s.ok()) return s;
-  Tensor a = Placeholder("A", {p.B, p.M, p.K}, p.dtype);
-  Tensor b = Placeholder("B", {p.B, p.K, p.N}, p.dtype);
+  auto a_input = OpInput("batch_matmul", inputs, 0, "A", {p.B, p.M, p.K}, p.dtype);
+  if (!a_input.ok()) return a_input.status();
+  auto b_input = OpInput("batch_matmul", inputs, 1, "B", {p.B, p.K, p.N}, p.dtype);
+  if (!b_input.ok()) return b_input.status();
+  const Tensor& a = *a_input;
+  const Tensor& b = *b_input;
   std::vector<IterVar> axes = Axes({{"b", p.B}, {"i", p.M}, {"j", p.N}});
   IterVar k = Axis("k", p.K);
   Expr bb(axes[0].var), i(axes[1].var), j(axes[2].var), kk(k.var);
@@ -35,11 +46,16 @@ absl::StatusOr<BuiltOp> BatchMatmul(const BatchMatmulParams& p) {
   return BuiltOp{*c, 2};
 }
 
-absl::StatusOr<BuiltOp> Dense(const DenseParams& p) {
+absl::StatusOr<BuiltOp> Dense(const DenseParams& p, const OpInputs& inputs) {
+  if (auto s = RequireInputCount("dense", inputs, 2); !s.ok()) return s;
   if (auto s = RequirePositive("dense", {{"M", p.M}, {"N", p.N}, {"K", p.K}}); !s.ok()) return s;
   if (auto s = RequireNumeric("dense", p.dtype); !s.ok()) return s;
-  Tensor data = Placeholder("data", {p.M, p.K}, p.dtype);
-  Tensor weight = Placeholder("weight", {p.N, p.K}, p.dtype);
+  auto data_input = OpInput("dense", inputs, 0, "data", {p.M, p.K}, p.dtype);
+  if (!data_input.ok()) return data_input.status();
+  auto weight_input = OpInput("dense", inputs, 1, "weight", {p.N, p.K}, p.dtype);
+  if (!weight_input.ok()) return weight_input.status();
+  const Tensor& data = *data_input;
+  const Tensor& weight = *weight_input;
   std::vector<IterVar> axes = Axes({{"i", p.M}, {"j", p.N}});
   IterVar k = Axis("k", p.K);
   Expr i(axes[0].var), j(axes[1].var), kk(k.var);

@@ -1,0 +1,138 @@
+#include "graph/executor/compiled_model.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "common/lower/lower.h"
+#include "common/schedule/state.h"
+
+namespace tuneforge::graph {
+namespace {
+
+absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> CompileState(const schedule::State& state) {
+  auto func = lower::Lower(state);
+  if (!func.ok()) return func.status();
+  return codegen::JitCompile(*func);
+}
+
+// The task's kernel: its tuned schedule when one replays and compiles,
+// else the unscheduled program.
+absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> CompileTask(const GroupKernel& kernel,
+                                                                  const ScheduleLookup& lookup,
+                                                                  KernelInfo* info) {
+  if (lookup) {
+    if (std::optional<std::vector<schedule::Step>> steps = lookup(info->workload_key)) {
+      auto state = schedule::State::Replay(kernel.dag, *steps);
+      absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> loaded =
+          state.ok() ? CompileState(*state) : state.status();
+      if (loaded.ok()) {
+        info->tuned = true;
+        return loaded;
+      }
+      info->fallback_reason = std::string(loaded.status().message());
+    }
+  }
+  return CompileState(schedule::State(kernel.dag));
+}
+
+void FreeArena(uint8_t* p) { std::free(p); }
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(const Model& model,
+                                                                      const ScheduleLookup& lookup) {
+  std::unique_ptr<CompiledModel> m(new CompiledModel());
+  m->graph_ = model.graph;
+  m->groups_ = model.groups;
+  m->kernel_of_group_.assign(model.groups.size(), -1);
+  for (const ModelTask& task : model.tasks) {
+    KernelInfo info{task.name, task.workload_key, false, ""};
+    const GroupKernel& kernel = model.kernels[task.groups.front()];
+    auto loaded = CompileTask(kernel, lookup, &info);
+    if (!loaded.ok())
+      return absl::Status(loaded.status().code(), absl::StrCat("kernel '", task.name, "' (",
+                                                               task.workload_key, "): ",
+                                                               loaded.status().message()));
+    for (int g : task.groups) m->kernel_of_group_[g] = static_cast<int>(m->loaded_.size());
+    m->loaded_.push_back(*std::move(loaded));
+    m->kernels_.push_back(std::move(info));
+  }
+  for (const GroupKernel& k : model.kernels) m->args_.push_back(k.args);
+  m->plan_ = PlanMemory(m->graph_, m->groups_);
+  // aligned_alloc needs a multiple of the alignment; at least one line.
+  size_t bytes = static_cast<size_t>(std::max<int64_t>(m->plan_.arena_bytes, 64));
+  m->arena_ = {static_cast<uint8_t*>(std::aligned_alloc(64, bytes)), FreeArena};
+  if (!m->arena_) return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", bytes, " bytes"));
+  return m;
+}
+
+void* CompiledModel::Resolve(ValueId v, const std::vector<const void*>& inputs) {
+  const Storage& s = plan_.storage[v];
+  switch (s.kind) {
+    case Storage::Kind::kArena: return arena_.get() + s.offset;
+    case Storage::Kind::kInput: return const_cast<void*>(inputs[s.input]);
+    case Storage::Kind::kConstant: break;
+  }
+  // A constant or a reshape of one: kernels only read it.
+  ValueId root = v;
+  for (bool moved = true; moved && !graph_.values[root].is_constant();) {
+    moved = false;
+    for (const Node& n : graph_.nodes)
+      if (n.output == root && IsReshape(n.op)) {
+        root = n.inputs[0];
+        moved = true;
+      }
+  }
+  return const_cast<void*>(graph_.values[root].constant->data());
+}
+
+absl::Status CompiledModel::RunInto(const std::vector<const void*>& inputs,
+                                    const std::vector<void*>& outputs) {
+  if (inputs.size() != graph_.inputs.size() || outputs.size() != graph_.outputs.size())
+    return absl::InvalidArgumentError(absl::StrCat("the model takes ", graph_.inputs.size(),
+                                                   " inputs and gives ", graph_.outputs.size(),
+                                                   " outputs"));
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    scratch_args_.clear();
+    for (ValueId v : args_[g]) scratch_args_.push_back(Resolve(v, inputs));
+    int32_t rc = (*loaded_[kernel_of_group_[g]])(scratch_args_.data());
+    if (rc != 0)
+      return absl::InternalError(absl::StrCat("kernel '", kernels_[kernel_of_group_[g]].name,
+                                              "' returned ", rc));
+  }
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const Value& v = graph_.values[graph_.outputs[o]];
+    std::memcpy(outputs[o], Resolve(graph_.outputs[o], inputs),
+                static_cast<size_t>(v.num_elements() * v.dtype.bytes()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<te::NDArray>> CompiledModel::Run(const std::vector<te::NDArray>& inputs) {
+  if (inputs.size() != graph_.inputs.size())
+    return absl::InvalidArgumentError(
+        absl::StrCat("the model takes ", graph_.inputs.size(), " inputs, not ", inputs.size()));
+  std::vector<const void*> in;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = graph_.values[graph_.inputs[i]];
+    if (inputs[i].dtype() != v.dtype || inputs[i].num_elements() != v.num_elements())
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", v.name, "' must be ", TypeString(v), ", got ", te::ToString(inputs[i].dtype()),
+          " with ", inputs[i].num_elements(), " elements"));
+    in.push_back(inputs[i].data());
+  }
+  std::vector<te::NDArray> outputs;
+  std::vector<void*> out;
+  for (ValueId id : graph_.outputs) {
+    const Value& v = graph_.values[id];
+    auto a = te::NDArray::Empty(v.dtype, v.shape);
+    if (!a.ok()) return a.status();
+    outputs.push_back(*std::move(a));
+  }
+  for (te::NDArray& a : outputs) out.push_back(a.data());
+  if (auto s = RunInto(in, out); !s.ok()) return s;
+  return outputs;
+}
+
+}  // namespace tuneforge::graph

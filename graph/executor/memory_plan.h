@@ -1,0 +1,30 @@
+// The executor's static memory plan: every intermediate value gets an offset
+// in one arena, fixed before the first run; values whose lifetimes do not
+// overlap share bytes. Reshapes alias their input's storage; constants and
+// the model's inputs are read where they are.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "graph/ir/graph.h"
+#include "graph/partition/fuse.h"
+
+namespace tuneforge::graph {
+
+struct Storage {
+  enum class Kind { kArena, kInput, kConstant };
+  Kind kind = Kind::kArena;
+  int64_t offset = 0;  // kArena: bytes into the arena
+  int input = -1;      // kInput: index into the graph's inputs
+};
+
+struct MemoryPlan {
+  std::vector<Storage> storage;  // per value (unused values: kArena at 0)
+  int64_t arena_bytes = 0;
+  int64_t naive_bytes = 0;  // what one buffer per value would take, for reports
+};
+
+MemoryPlan PlanMemory(const Graph& graph, const std::vector<Group>& groups);
+
+}  // namespace tuneforge::graph

@@ -1,0 +1,15 @@
+// A BatchNormalization right after a convolution with constant weights
+// becomes part of the convolution: its scale multiplies the weights and its
+// shift becomes (or adjusts) the bias, so the tuned kernel is a plain
+// conv2d+bias. A batch norm anywhere else stays an elementwise op.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "graph/ir/graph.h"
+
+namespace tuneforge::graph {
+
+// Returns how many batch norms were folded.
+absl::StatusOr<int> FoldBatchNorm(Graph& graph);
+
+}  // namespace tuneforge::graph

@@ -1,0 +1,95 @@
+#include "tests/graph/model_testing.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "graph/executor/compiled_model.h"
+#include "graph/model/model.h"
+#include "graph/onnx/tensor_proto.h"
+
+namespace tuneforge::graph {
+
+namespace fs = std::filesystem;
+
+std::string Mismatch(const te::NDArray& got, const te::NDArray& want) {
+  if (got.num_elements() != want.num_elements())
+    return absl::StrCat(got.num_elements(), " elements, expected ", want.num_elements());
+  for (int64_t i = 0; i < got.num_elements(); ++i) {
+    double g = got.GetDouble(i), w = want.GetDouble(i);
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (std::isinf(w) && g == w) continue;
+    if (!(std::abs(g - w) <= 1e-5 + 1e-3 * std::abs(w)))
+      return absl::StrCat("element ", i, " is ", g, ", expected ", w);
+  }
+  return "";
+}
+
+namespace {
+
+// Backend tests often feed what models keep static (a Reshape's shape, a
+// Slice's bounds, Clip's limits) as inputs with test data. When the plain
+// import refuses the case for want of a constant, every input but the first
+// is frozen to its value in test_data_set_0 and the case is imported again.
+absl::StatusOr<Model> LoadCase(const std::string& dir, ImportOptions* options) {
+  std::string path = (fs::path(dir) / "model.onnx").string();
+  auto model = LoadModel(path);
+  if (model.ok() || model.status().code() != absl::StatusCode::kUnimplemented ||
+      model.status().message().find("must be a constant") == std::string::npos)
+    return model;
+  onnx::ModelProto proto;
+  std::ifstream in(path, std::ios::binary);
+  if (!proto.ParseFromIstream(&in)) return model;
+  std::vector<std::string> names;
+  for (const onnx::ValueInfoProto& v : proto.graph().input()) {
+    bool initializer = false;
+    for (const onnx::TensorProto& t : proto.graph().initializer()) initializer |= t.name() == v.name();
+    if (!initializer) names.push_back(v.name());
+  }
+  for (size_t i = 1; i < names.size(); ++i) {
+    auto value = onnx_import::ReadTensorFile(
+        (fs::path(dir) / "test_data_set_0" / absl::StrCat("input_", i, ".pb")).string());
+    if (!value.ok()) return value.status();
+    options->frozen_inputs[names[i]] = std::make_shared<const te::NDArray>(*std::move(value));
+  }
+  return LoadModel(path, *options);
+}
+
+}  // namespace
+
+CaseOutcome RunBackendCase(const std::string& dir) {
+  ImportOptions frozen;
+  auto model = LoadCase(dir, &frozen);
+  if (!model.ok())
+    return {model.status().code() == absl::StatusCode::kUnimplemented ? CaseOutcome::kUnsupported
+                                                                       : CaseOutcome::kFailed,
+            std::string(model.status().message())};
+  auto compiled = CompiledModel::Compile(*model, nullptr);
+  if (!compiled.ok()) return {CaseOutcome::kFailed, std::string(compiled.status().message())};
+  int sets = 0;
+  for (int s = 0;; ++s) {
+    fs::path set = fs::path(dir) / absl::StrCat("test_data_set_", s);
+    if (!fs::exists(set)) break;
+    ++sets;
+    std::vector<te::NDArray> inputs;
+    // Frozen inputs are the last ones of the file's list (all but the first).
+    for (size_t i = 0; i < (*compiled)->graph().inputs.size(); ++i) {
+      auto a = onnx_import::ReadTensorFile((set / absl::StrCat("input_", i, ".pb")).string());
+      if (!a.ok()) return {CaseOutcome::kFailed, std::string(a.status().message())};
+      inputs.push_back(*std::move(a));
+    }
+    auto outputs = (*compiled)->Run(inputs);
+    if (!outputs.ok()) return {CaseOutcome::kFailed, std::string(outputs.status().message())};
+    for (size_t o = 0; o < outputs->size(); ++o) {
+      auto want = onnx_import::ReadTensorFile((set / absl::StrCat("output_", o, ".pb")).string());
+      if (!want.ok()) return {CaseOutcome::kFailed, std::string(want.status().message())};
+      std::string m = Mismatch((*outputs)[o], *want);
+      if (!m.empty()) return {CaseOutcome::kFailed, absl::StrCat("output ", o, ": ", m)};
+    }
+  }
+  if (sets == 0) return {CaseOutcome::kFailed, "no test_data_set_0"};
+  return {CaseOutcome::kPassed, ""};
+}
+
+}  // namespace tuneforge::graph
