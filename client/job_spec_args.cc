@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "client/model_workloads.h"
 #include "measure/measure_proto.h"
 #include "search/task_scheduler/task_scheduler.h"
 
@@ -10,6 +11,8 @@ namespace tuneforge::cli {
 
 void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--def", args->def_files, "compute-definition file (repeatable)");
+  cmd->add_option("--model", args->model,
+                  "ONNX model: tune every task of it (fused subgraphs, weighted by how often they run)");
   cmd->add_option("--batch", args->batch, "candidates per round (default 64)");
   cmd->add_option("--policy", args->policy, "search policy: ansor (sketches, evolutionary search, learned cost model) or random");
   cmd->add_option("--threads", args->measure_options.threads, "threads for parallel loops on the worker (0: all cores)");
@@ -31,8 +34,37 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
       ->delimiter(',');
 }
 
-absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std::string& device_key) {
-  if (args.specs.empty() && args.def_files.empty())
+namespace {
+
+// The model's tasks as the job's workloads, with their weights.
+absl::StatusOr<JobSpecArgs> WithModelTasks(const JobSpecArgs& args, ResolvedJobSpec* out) {
+  if (!args.specs.empty() || !args.def_files.empty())
+    return absl::InvalidArgumentError(
+        "--model tunes the model's own tasks; give the model or workloads (OP:KEY=VALUE, --def), not both");
+  if (!args.weights.empty())
+    return absl::InvalidArgumentError("--weights: a model's tasks are weighted by how often the model runs them");
+  absl::StatusOr<ModelWorkloads> m = ResolveModelWorkloads(args.model);
+  if (!m.ok()) return m.status();
+  JobSpecArgs resolved = args;
+  resolved.weights = m->weights;
+  if (resolved.task_scheduler.empty()) resolved.task_scheduler = "gradient";
+  if (resolved.name.empty()) resolved.name = m->model->name;
+  out->workloads = m->workloads;
+  out->model = m->model;
+  return resolved;
+}
+
+}  // namespace
+
+absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std::string& device_key) {
+  ResolvedJobSpec out;
+  JobSpecArgs args = given;
+  if (!given.model.empty()) {
+    absl::StatusOr<JobSpecArgs> with_model = WithModelTasks(given, &out);
+    if (!with_model.ok()) return with_model.status();
+    args = *std::move(with_model);
+  }
+  if (args.specs.empty() && args.def_files.empty() && out.workloads.empty())
     return absl::InvalidArgumentError(
         "no workload: name one as OP:KEY=VALUE,... (e.g. matmul:M=1024,N=1024,K=1024) or give "
         "--def FILE; 'tuneforge show --ops' lists the ops");
@@ -51,7 +83,7 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std:
         "default) or more");
   if (absl::StatusOr<search::TaskSchedulerKind> k = search::ParseTaskScheduler(args.task_scheduler); !k.ok())
     return absl::InvalidArgumentError(absl::StrCat("--task-scheduler: ", k.status().message()));
-  const size_t workloads = args.specs.size() + args.def_files.size();
+  const size_t workloads = out.workloads.size() + args.specs.size() + args.def_files.size();
   if (!args.weights.empty() && args.weights.size() != workloads)
     return absl::InvalidArgumentError(absl::StrCat("--weights has ", args.weights.size(), " weights for ", workloads,
                                                    " workloads; give one per workload, in order"));
@@ -59,7 +91,6 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std:
     if (!(w > 0) || !std::isfinite(w))
       return absl::InvalidArgumentError(absl::StrCat("--weights: ", w, " is not a weight; give how often each "
                                                      "workload runs in the model (a number > 0)"));
-  ResolvedJobSpec out;
   for (const std::string& spec : args.specs) {
     absl::StatusOr<ApiWorkload> w = ResolveApiWorkload(spec, "");
     if (!w.ok()) return w.status();

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "client/workload_arg.h"
+#include "graph/model/model.h"
 #include "measure/measure_types.h"
 #include "proto/tuneforge.pb.h"
 
@@ -18,6 +20,7 @@ namespace tuneforge::cli {
 struct JobSpecArgs {
   std::vector<std::string> specs;      // positional
   std::vector<std::string> def_files;  // --def, repeatable
+  std::string model;                   // --model F.onnx: its tasks are the workloads
   int trials = 0;
   int batch = 0;  // 0: the server's default (64)
   std::string policy = "ansor";
@@ -36,9 +39,12 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args);
 struct ResolvedJobSpec {
   ::tuneforge::v1::JobSpec spec;
   std::vector<ApiWorkload> workloads;  // in spec order
+  std::shared_ptr<const graph::Model> model;  // with --model
 };
 
-// Errors: no workload, a bad workload (named), trials < 1, negative knobs.
+// Errors: no workload, a bad workload (named), trials < 1, negative knobs,
+// --model with other workloads or --weights, a model that does not import.
+// A model's job takes the gradient task scheduler unless one is named.
 // `device_key` may be empty here and set later.
 absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& args, const std::string& device_key);
 

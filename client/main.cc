@@ -10,6 +10,7 @@
 #include "client/commands/cancel.h"
 #include "client/commands/export.h"
 #include "client/commands/import.h"
+#include "client/commands/run.h"
 #include "client/commands/jobs.h"
 #include "client/commands/measure.h"
 #include "client/commands/show.h"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   AddWorkersCommand(app, &exit_code);
   AddExportCommand(app, &exit_code);
   AddImportCommand(app, &exit_code);
+  AddRunCommand(app, &exit_code);
   // CLI11 would say "A subcommand is required" for a misspelt command.
   std::string names;
   bool known = false;

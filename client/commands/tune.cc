@@ -16,6 +16,8 @@
 #include "client/job_spec_args.h"
 #include "client/job_view.h"
 #include "client/job_watch.h"
+#include "client/model_report.h"
+#include "client/model_run.h"
 #include "client/record_source.h"
 #include "client/server_args.h"
 #include "client/unfinished_job.h"
@@ -27,7 +29,6 @@ constexpr int kInterruptedExit = 130;  // what shells report for Ctrl-C
 
 struct TuneArgs {
   std::string spec;
-  std::string model;
   std::string db;
   DeviceKeyFlag device;
   bool fresh = false;  // cancel an unfinished job of the workload instead of continuing it
@@ -102,8 +103,8 @@ Json TuneJson(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession
               {"trials_total", job.trials_total()},
               {"errors", job.errors()},
               {"search", SearchCostToJson(job.search_total())},
-              {"workload", spec.workloads[0].parsed.spec},
-              {"workload_key", spec.workloads[0].parsed.dag->workload_key()},
+              {"workload", spec.model ? spec.model->name : spec.workloads[0].parsed.spec},
+              {"workload_key", spec.model ? Json() : Json(spec.workloads[0].parsed.dag->workload_key())},
               {"target", session.device_key},
               {"records", session.records_at},
               {"continued", continued}};
@@ -125,10 +126,6 @@ std::string TuneText(const v1::Job& job, const ResolvedJobSpec& spec, const Tune
 }
 
 absl::Status CheckArgs(TuneArgs& args) {
-  if (!args.model.empty())
-    return absl::UnimplementedError(
-        "--model (tuning every task of an ONNX model) is not supported by this tuneforge; tune one "
-        "workload now: tuneforge tune OP:KEY=VALUE,... or --def FILE");
   if (!args.spec.empty()) args.job.specs = {args.spec};
   if (args.job.specs.size() + args.job.def_files.size() > 1)
     return absl::InvalidArgumentError(
@@ -142,6 +139,31 @@ absl::Status CheckArgs(TuneArgs& args) {
         "--db is the embedded mode's database; with --server the records go to the cluster's (read "
         "them with 'tuneforge best ... --server')");
   return absl::OkStatus();
+}
+
+// After a model's job: the model run with the kernels it found, its outputs
+// checked, its latency beside the job's figures.
+int FinishModelTune(const TuneArgs& args, const ResolvedJobSpec& spec, const TuneSession& session,
+                    const v1::Job& job, double wall_s, Json result) {
+  RecordSourceArgs source_args;
+  source_args.server = args.server;
+  if (!args.server.given()) source_args.db = args.db.empty() ? kDefaultDb : args.db;
+  absl::StatusOr<std::unique_ptr<RecordSource>> source = RecordSource::Open(source_args, RecordSource::Mode::kRead);
+  if (!source.ok()) return Fail(args.out, source.status(), result);
+  absl::StatusOr<ModelRunReport> report =
+      RunModel(*spec.model, args.job.model, LookupFrom(**source, session.device_key), ModelRunOptions{});
+  if (!report.ok()) return Fail(args.out, report.status(), result);
+  Json model = ModelReportJson(*spec.model, *report, session.device_key, session.records_at);
+  for (auto it = model.begin(); it != model.end(); ++it) result[it.key()] = it.value();
+  std::string text = absl::StrFormat("tuned %d tasks of %s in %d trials, %.1f s (job %s, %d errors)\n%s",
+                                     report->tasks, spec.model->name, job.trials_done(), wall_s, job.id(),
+                                     job.errors(),
+                                     ModelReportText(*spec.model, *report, session.device_key, session.records_at));
+  if (!report->outputs_checked)
+    return Fail(args.out, absl::StrCat("the tuned model's outputs do not match ", report->checked_against, ": ",
+                                       report->mismatch),
+                result);
+  return Succeed(args.out, result, text);
 }
 
 int RunTune(TuneArgs args) {
@@ -169,7 +191,7 @@ int RunTune(TuneArgs args) {
   // Only the embedded server resumes what an interrupted tune left; on a
   // cluster a running job of the same workload may be someone else's.
   absl::StatusOr<std::optional<v1::Job>> unfinished = std::optional<v1::Job>();
-  if (session->embedded)
+  if (session->embedded && !spec->model)
     unfinished = FindUnfinishedJob(jobs, spec->workloads[0].parsed.dag->workload_key(), session->device_key);
   if (!unfinished.ok()) return Fail(args.out, unfinished.status());
   if (unfinished->has_value() && args.fresh) {
@@ -196,8 +218,11 @@ int RunTune(TuneArgs args) {
     if (!submitted.ok()) return Fail(args.out, submitted.status());
     job_id = submitted->id();
   }
-  progress << absl::StrFormat("job %s: tuning %s on %s, %d trials, records in %s", job_id,
-                              spec->workloads[0].parsed.spec, session->device_key,
+  const std::string what = spec->model ? absl::StrFormat("model %s (%d tasks)", spec->model->name,
+                                                        spec->model->tasks.size())
+                                      : spec->workloads[0].parsed.spec;
+  progress << absl::StrFormat("job %s: tuning %s on %s, %d trials, records in %s", job_id, what,
+                              session->device_key,
                               continued ? (*unfinished)->trials_total() : args.job.trials, session->records_at)
            << std::endl;
 
@@ -234,6 +259,7 @@ int RunTune(TuneArgs args) {
     case v1::JOB_STATE_DONE:
       if (final_job->no_candidate_succeeded())
         return Fail(args.out, NoCandidateSucceeded(*final_job), result);
+      if (spec->model) return FinishModelTune(args, *spec, *session, *final_job, wall_s, std::move(result));
       return Succeed(args.out, result, TuneText(*final_job, *spec, *session, wall_s));
     case v1::JOB_STATE_CANCELLED:
       Fail(args.out,
@@ -256,7 +282,6 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "tune", "Tune a workload (embedded server and local worker, or --server) and print its best");
   cmd->add_option("workload", args->spec, "OP:KEY=VALUE,...");
-  cmd->add_option("--model", args->model, "ONNX model (not supported by this tuneforge yet)");
   cmd->add_option("--trials", args->job.trials, "measurements in all (default 200)");
   cmd->add_option("--db", args->db, absl::StrCat("record database (default ./", kDefaultDb, ")"));
   AddDeviceKeyFlag(cmd, &args->device, "device key to tune for (default: this machine's)");

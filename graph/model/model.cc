@@ -27,7 +27,11 @@ absl::StatusOr<Model> BuildModel(Graph graph, std::string name) {
 absl::StatusOr<Model> LoadModel(const std::string& onnx_path, const ImportOptions& options) {
   auto graph = ImportOnnxFile(onnx_path, options);
   if (!graph.ok()) return graph.status();
-  return BuildModel(*std::move(graph), std::filesystem::path(onnx_path).stem().string());
+  // The backend tests' layout is DIR/model.onnx: the folder names the model.
+  std::filesystem::path path(onnx_path);
+  std::string name = path.stem().string();
+  if (name == "model" && path.has_parent_path()) name = path.parent_path().filename().string();
+  return BuildModel(*std::move(graph), name);
 }
 
 }  // namespace tuneforge::graph

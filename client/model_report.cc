@@ -1,0 +1,55 @@
+#include "client/model_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace tuneforge::cli {
+
+Json ModelReportJson(const graph::Model& model, const ModelRunReport& r, const std::string& device_key,
+                     const std::string& records) {
+  Json kernels = Json::array();
+  for (size_t i = 0; i < r.kernels.size(); ++i) {
+    const graph::KernelInfo& k = r.kernels[i];
+    const graph::ModelTask& t = model.tasks[i];
+    kernels.push_back(Json{{"name", k.name},
+                           {"workload", t.spec.empty() ? Json() : Json(t.spec)},
+                           {"workload_key", k.workload_key},
+                           {"weight", t.weight},
+                           {"tuned", k.tuned},
+                           {"fallback", k.fallback_reason.empty() ? Json() : Json(k.fallback_reason)}});
+  }
+  return Json{{"latency_ms", r.latency_ms},
+              {"tasks", r.tasks},
+              {"untuned_tasks", r.untuned_tasks},
+              {"outputs_checked", r.outputs_checked},
+              {"max_abs_error", r.max_abs_error},
+              {"checked_against", r.checked_against},
+              {"mismatch", r.mismatch.empty() ? Json() : Json(r.mismatch)},
+              {"model", model.name},
+              {"nodes", model.graph.nodes.size()},
+              {"kernels_run", model.groups.size()},
+              {"arena_bytes", r.arena_bytes},
+              {"target", device_key},
+              {"records", records},
+              {"kernels", kernels}};
+}
+
+std::string ModelReportText(const graph::Model& model, const ModelRunReport& r,
+                            const std::string& device_key, const std::string& records) {
+  std::string text = absl::StrFormat(
+      "%s: %.4g ms (median), %d kernels per run from %d tasks, %d tuned and %d untuned (unscheduled) "
+      "for %s from %s\noutputs %s %s (max abs error %.3g)",
+      model.name, r.latency_ms, static_cast<int>(model.groups.size()), r.tasks, r.tasks - r.untuned_tasks,
+      r.untuned_tasks, device_key, records, r.outputs_checked ? "match" : "DO NOT match", r.checked_against,
+      r.max_abs_error);
+  for (size_t i = 0; i < r.kernels.size(); ++i) {
+    const graph::KernelInfo& k = r.kernels[i];
+    absl::StrAppend(&text, absl::StrFormat("\n  %-8s x%-3d %s", k.tuned ? "tuned" : "untuned",
+                                           model.tasks[i].weight,
+                                           model.tasks[i].spec.empty() ? k.name : model.tasks[i].spec));
+    if (!k.fallback_reason.empty()) absl::StrAppend(&text, " (stored schedule unusable: ", k.fallback_reason, ")");
+  }
+  return text;
+}
+
+}  // namespace tuneforge::cli

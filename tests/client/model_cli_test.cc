@@ -1,0 +1,126 @@
+// Whole models from the command line: `tuneforge run --model` on a
+// generated model (untuned, then after `tune --model`), its JSON fields and
+// output check; a model with ONNX test data checked against it; `submit
+// --model` on a real cluster; bad models exit non-zero with their error.
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/client/cli_child.h"
+#include "tests/graph/onnx_builder.h"
+
+namespace tuneforge::client_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::vector<std::string> kQuickMeasure = {"--repeat", "1", "--number", "1",
+                                                "--min-repeat-ms", "1", "--threads", "1"};
+
+std::string SaveModel(const std::string& dir, const graph::testing::OnnxBuilder& b, const std::string& name) {
+  std::string path = dir + "/" + name + ".onnx";
+  EXPECT_TRUE(b.Save(path));
+  return path;
+}
+
+TEST(ModelCliTest, RunWithoutRecordsUsesUnscheduledKernelsAndSaysSo) {
+  std::string dir = MakeTempDir();
+  std::string model = SaveModel(dir, graph::testing::ResidualBlocks(8, 10, 10), "blocks");
+  CliResult r = RunCliIn(dir, {"run", "--model", model, "--runs", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json& j = r.json;
+  for (const char* field : {"latency_ms", "tasks", "untuned_tasks", "outputs_checked", "max_abs_error"})
+    EXPECT_TRUE(j.contains(field)) << "no '" << field << "' in " << r.out;
+  EXPECT_EQ(j["tasks"], 2);
+  EXPECT_EQ(j["untuned_tasks"], 2);
+  EXPECT_EQ(j["outputs_checked"], true);
+  EXPECT_GT(j["latency_ms"].get<double>(), 0);
+  EXPECT_EQ(j["records"], "no record database");
+  EXPECT_THAT(j["checked_against"].get<std::string>(), HasSubstr("unscheduled reference"));
+}
+
+TEST(ModelCliTest, TuneModelTunesEveryTaskAndRunUsesTheTunedKernels) {
+  std::string dir = MakeTempDir();
+  std::string model = SaveModel(dir, graph::testing::Mlp(4, 32, 64, 10), "mlp");
+  std::vector<std::string> args = {"tune", "--model", model, "--trials", "24", "--batch", "4",
+                                   "--db", dir + "/m.db", "--json"};
+  args.insert(args.end(), kQuickMeasure.begin(), kQuickMeasure.end());
+  CliResult t = RunCliIn(dir, args, absl::Seconds(300));
+  ASSERT_EQ(t.exit_code, 0) << t.err << t.out;
+  EXPECT_EQ(t.json["trials"], 24);
+  EXPECT_EQ(t.json["outputs_checked"], true);
+  const int tasks = t.json["tasks"].get<int>();
+  EXPECT_GE(tasks, 4);  // three dense layers (two share no shape) and the softmax
+  // Every task got trials from the gradient scheduler's warm-up round.
+  EXPECT_EQ(t.json["untuned_tasks"], 0) << t.out;
+  EXPECT_THAT(t.err, HasSubstr("est. end-to-end"));
+
+  CliResult r = RunCliIn(dir, {"run", "--model", model, "--db", dir + "/m.db", "--runs", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.json["tasks"], tasks);
+  EXPECT_EQ(r.json["untuned_tasks"], 0);
+  EXPECT_EQ(r.json["outputs_checked"], true);
+  for (const auto& k : r.json["kernels"]) EXPECT_EQ(k["tuned"], true) << k.dump();
+}
+
+TEST(ModelCliTest, RunChecksAgainstTheModelsTestDataWhenItsFolderHasSome) {
+  const std::string model = "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding/model.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  CliResult r = RunCliIn(MakeTempDir(), {"run", "--model", model, "--runs", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.json["outputs_checked"], true);
+  EXPECT_THAT(r.json["checked_against"].get<std::string>(), HasSubstr("test data"));
+  EXPECT_EQ(r.json["model"], "test_conv_with_strides_padding");
+}
+
+TEST(ModelCliTest, BadModelsExitNonZeroWithTheirError) {
+  std::string dir = MakeTempDir();
+  std::ofstream(dir + "/junk.onnx") << "not a model at all";
+  CliResult junk = RunCliIn(dir, {"run", "--model", dir + "/junk.onnx"});
+  ExpectOneLineError(junk, "is not an ONNX model");
+
+  std::string good = graph::testing::Mlp().Bytes();
+  std::ofstream(dir + "/cut.onnx", std::ios::binary) << good.substr(0, good.size() / 2);
+  CliResult cut = RunCliIn(dir, {"run", "--model", dir + "/cut.onnx"});
+  EXPECT_NE(cut.exit_code, 0);
+
+  graph::testing::OnnxBuilder unsupported;
+  unsupported.Input("x", {1, 4}).Node("Hardmax", {"x"}, {"y"}).Output("y", {1, 4});
+  std::string path = SaveModel(dir, unsupported, "hardmax");
+  CliResult r = RunCliIn(dir, {"tune", "--model", path, "--trials", "4"});
+  ExpectOneLineError(r, "node 'y' (Hardmax): this op is not supported");
+
+  CliResult missing = RunCliIn(dir, {"run", "--model", dir + "/nowhere.onnx"});
+  ExpectOneLineError(missing, "cannot open the model");
+
+  CliResult both = RunCliIn(dir, {"tune", "matmul:M=8,N=8,K=8", "--model", SaveModel(dir, graph::testing::Mlp(), "mlp")});
+  ExpectOneLineError(both, "give the model or workloads");
+}
+
+TEST(ModelCliTest, SubmitModelRunsOnAClusterAndStatusShowsEachTask) {
+  auto cluster = service_test::Cluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ASSERT_TRUE((*cluster)->StartWorker().ok());
+  std::string dir = MakeTempDir();
+  std::string model = SaveModel(dir, graph::testing::ResidualBlocks(8, 6, 6), "blocks");
+  std::vector<std::string> args = {"submit", "--model", model, "--trials", "16", "--batch", "4"};
+  args.insert(args.end(), kQuickMeasure.begin(), kQuickMeasure.end());
+  CliResult s = (*cluster)->RunCliOnServer(args);
+  ASSERT_EQ(s.exit_code, 0) << s.err << s.out;
+  std::string job = s.json["job"].get<std::string>();
+  CliResult w = (*cluster)->RunCliOnServer({"watch", job}, absl::Seconds(180));
+  ASSERT_EQ(w.exit_code, 0) << w.err << w.out;
+  CliResult st = (*cluster)->RunCliOnServer({"status", job});
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_EQ(st.json["task_scheduler"], "gradient");
+  ASSERT_EQ(st.json["tasks"].size(), 2u) << st.out;
+  for (const auto& t : st.json["tasks"]) {
+    EXPECT_EQ(t["weight"], 2.0) << t.dump();
+    EXPECT_GT(t["trials"].get<int>(), 0) << t.dump();
+  }
+}
+
+}  // namespace
+}  // namespace tuneforge::client_test

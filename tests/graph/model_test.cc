@@ -1,0 +1,158 @@
+// Generated models end to end through the graph layer: import, passes,
+// fusion, tasks, the executor. Each model's executor output is compared
+// with the model evaluated node by node by the reference interpreter, which
+// shares neither the fusion, the library kernels nor the memory plan.
+#include <filesystem>
+
+#include "absl/container/flat_hash_map.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "common/te/interpreter.h"
+#include "common/te/workload.h"
+#include "graph/executor/compiled_model.h"
+#include "graph/lower/evaluate_node.h"
+#include "graph/model/model.h"
+#include "graph/onnx/import.h"
+#include "tests/graph/model_testing.h"
+#include "tests/graph/onnx_builder.h"
+
+namespace tuneforge::graph {
+namespace {
+
+using ::testing::HasSubstr;
+
+Model MustBuild(const testing::OnnxBuilder& b, const std::string& name) {
+  auto graph = ImportOnnxModel(b.model());
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  auto model = BuildModel(*std::move(graph), name);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return *std::move(model);
+}
+
+// The unfused graph, one node at a time, by the interpreter.
+std::vector<te::NDArray> NodeByNode(const Graph& imported, const std::vector<te::NDArray>& inputs) {
+  Graph g = imported;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    auto copy = inputs[i].Copy();
+    g.values[g.inputs[i]].constant = std::make_shared<const te::NDArray>(*std::move(copy));
+  }
+  for (const Node& n : g.nodes) {
+    auto v = EvaluateNode(g, n);
+    EXPECT_TRUE(v.ok()) << n.name << ": " << v.status();
+    if (!v.ok()) return {};
+    g.values[n.output].constant = std::make_shared<const te::NDArray>(*std::move(v));
+  }
+  std::vector<te::NDArray> out;
+  for (ValueId id : g.outputs) out.push_back(*g.values[id].constant->Copy());
+  return out;
+}
+
+std::vector<te::NDArray> RandomInputs(const Graph& g) {
+  std::vector<te::NDArray> inputs;
+  for (ValueId id : g.inputs) {
+    auto a = te::NDArray::Empty(g.values[id].dtype, g.values[id].shape);
+    a->FillRandom(7 + id);
+    inputs.push_back(*std::move(a));
+  }
+  return inputs;
+}
+
+void ExpectExecutorMatchesInterpreter(const testing::OnnxBuilder& b) {
+  auto imported = ImportOnnxModel(b.model());
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  Model model = MustBuild(b, "m");
+  auto compiled = CompiledModel::Compile(model, nullptr);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  std::vector<te::NDArray> inputs = RandomInputs(model.graph);
+  auto got = (*compiled)->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  std::vector<te::NDArray> want = NodeByNode(*imported, inputs);
+  ASSERT_EQ(got->size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) EXPECT_EQ(Mismatch((*got)[o], want[o]), "") << "output " << o;
+  // Running twice gives the same answer (the arena holds no stale state
+  // that matters).
+  auto again = (*compiled)->Run(inputs);
+  ASSERT_TRUE(again.ok());
+  for (size_t o = 0; o < want.size(); ++o) EXPECT_EQ(Mismatch((*again)[o], want[o]), "");
+}
+
+TEST(ModelTest, ResidualBlocksRunLikeTheInterpreter) { ExpectExecutorMatchesInterpreter(testing::ResidualBlocks()); }
+TEST(ModelTest, MlpRunsLikeTheInterpreter) { ExpectExecutorMatchesInterpreter(testing::Mlp()); }
+TEST(ModelTest, AttentionBlockRunsLikeTheInterpreter) { ExpectExecutorMatchesInterpreter(testing::AttentionBlock()); }
+
+TEST(ModelTest, BatchNormsFoldIntoConvsAndConvBiasReluIsOneTaskWithTheSpecsKey) {
+  Model m = MustBuild(testing::ResidualBlocks(8, 10, 10), "resnet");
+  EXPECT_EQ(m.passes.batch_norms_folded, 4);
+  for (const Node& n : m.graph.nodes) EXPECT_FALSE(std::holds_alternative<BatchNorm>(n.op)) << n.name;
+  // conv+bias+relu (first conv of each block) and conv+bias+add+relu
+  // (second): two tasks, each run twice.
+  ASSERT_EQ(m.tasks.size(), 2u);
+  auto spec_key = [](const std::string& spec) { return te::ParseWorkload(spec)->dag->workload_key(); };
+  EXPECT_EQ(m.tasks[0].spec, te::ParseWorkload("conv2d+bias+relu:N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1")->spec);
+  EXPECT_EQ(m.tasks[0].workload_key, spec_key("conv2d+bias+relu:N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1"));
+  EXPECT_EQ(m.tasks[0].weight, 2);
+  EXPECT_EQ(m.tasks[1].workload_key, spec_key("conv2d+bias+add+relu:N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1"));
+  EXPECT_EQ(m.tasks[1].weight, 2);
+  EXPECT_EQ(m.groups.size(), 4u);
+}
+
+TEST(ModelTest, GemmWithTransposedWeightsIsDenseWithBiasAndRelu) {
+  Model m = MustBuild(testing::Mlp(4, 32, 64, 10), "mlp");
+  std::vector<std::string> specs;
+  for (const ModelTask& t : m.tasks) specs.push_back(t.spec.empty() ? t.name : t.spec);
+  EXPECT_THAT(specs, ::testing::Contains(te::ParseWorkload("dense+bias+relu:M=4,N=64,K=32")->spec));
+  EXPECT_THAT(specs, ::testing::Contains(te::ParseWorkload("dense+bias+relu:M=4,N=64,K=64")->spec));
+  EXPECT_THAT(specs, ::testing::Contains(te::ParseWorkload("dense+bias:M=4,N=10,K=64")->spec));
+}
+
+TEST(ModelTest, TasksWithoutALibrarySpecTravelAsDefinitionsWithTheSameKey) {
+  Model m = MustBuild(testing::AttentionBlock(), "attn");
+  int definitions = 0;
+  for (const ModelTask& t : m.tasks) {
+    if (!t.spec.empty()) continue;
+    ++definitions;
+    auto parsed = te::ParseDefinition(t.definition, "task");
+    ASSERT_TRUE(parsed.ok()) << t.name << ": " << parsed.status();
+    EXPECT_EQ(parsed->dag->workload_key(), t.workload_key) << t.name;
+  }
+  EXPECT_GT(definitions, 0);
+}
+
+TEST(ModelTest, TheMemoryPlanReusesBytesAndNeverOverlapsLiveValues) {
+  Model m = MustBuild(testing::ResidualBlocks(8, 10, 10), "resnet");
+  MemoryPlan plan = PlanMemory(m.graph, m.groups);
+  EXPECT_LT(plan.arena_bytes, plan.naive_bytes);
+  // Check overlap: two group outputs alive at once never share bytes.
+  for (size_t a = 0; a < m.groups.size(); ++a)
+    for (size_t b = a + 1; b < m.groups.size(); ++b) {
+      ValueId va = m.groups[a].output, vb = m.groups[b].output;
+      bool b_reads_a = false;
+      for (int n : m.groups[b].nodes)
+        for (ValueId in : m.graph.nodes[n].inputs) b_reads_a |= in == va;
+      if (!b_reads_a) continue;  // a may be dead by then
+      int64_t sa = m.graph.values[va].num_elements() * 4, sb = m.graph.values[vb].num_elements() * 4;
+      int64_t oa = plan.storage[va].offset, ob = plan.storage[vb].offset;
+      EXPECT_TRUE(oa + sa <= ob || ob + sb <= oa) << "groups " << a << " and " << b << " overlap";
+    }
+}
+
+TEST(ModelTest, ATunedScheduleIsUsedAndTheUntunedCountIsReported) {
+  Model m = MustBuild(testing::Mlp(4, 32, 64, 10), "mlp");
+  // A schedule for the first task: split its first axis (a real step).
+  const std::string key = m.tasks[0].workload_key;
+  int asked = 0;
+  ScheduleLookup lookup = [&](const std::string& k) -> std::optional<std::vector<schedule::Step>> {
+    ++asked;
+    if (k != key) return std::nullopt;
+    return std::vector<schedule::Step>{};  // the unscheduled program, as a stored schedule
+  };
+  auto compiled = CompiledModel::Compile(m, lookup);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_EQ(asked, static_cast<int>(m.tasks.size()));
+  int tuned = 0;
+  for (const KernelInfo& k : (*compiled)->kernels()) tuned += k.tuned;
+  EXPECT_EQ(tuned, 1);
+}
+
+}  // namespace
+}  // namespace tuneforge::graph
