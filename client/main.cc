@@ -8,11 +8,12 @@
 #include "client/cli_error.h"
 #include "client/commands/best.h"
 #include "client/commands/cancel.h"
+#include "client/commands/compile.h"
 #include "client/commands/export.h"
 #include "client/commands/import.h"
-#include "client/commands/run.h"
 #include "client/commands/jobs.h"
 #include "client/commands/measure.h"
+#include "client/commands/run.h"
 #include "client/commands/show.h"
 #include "client/commands/status.h"
 #include "client/commands/submit.h"
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   AddExportCommand(app, &exit_code);
   AddImportCommand(app, &exit_code);
   AddRunCommand(app, &exit_code);
+  AddCompileCommand(app, &exit_code);
   // CLI11 would say "A subcommand is required" for a misspelt command.
   std::string names;
   bool known = false;

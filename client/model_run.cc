@@ -86,6 +86,18 @@ graph::ScheduleLookup LookupFrom(RecordSource& source, const std::string& device
   };
 }
 
+absl::StatusOr<ModelRecords> OpenModelRecords(const RecordSourceArgs& args, const std::string& device_key) {
+  ModelRecords records;
+  records.description = "no record database";
+  if (args.db.empty() && !args.server.given() && !fs::exists(kDefaultDb)) return records;
+  auto opened = RecordSource::Open(args, RecordSource::Mode::kRead);
+  if (!opened.ok()) return opened.status();
+  records.source = *std::move(opened);
+  records.description = records.source->Describe();
+  records.lookup = LookupFrom(*records.source, device_key);
+  return records;
+}
+
 absl::StatusOr<ModelRunReport> RunModel(const graph::Model& model, const std::string& model_path,
                                         const graph::ScheduleLookup& lookup,
                                         const ModelRunOptions& options) {

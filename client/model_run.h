@@ -6,6 +6,7 @@
 // repeated runs. Used by `run` and by `tune --model` after tuning.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,16 @@ struct ModelRunReport {
 // The best schedule of each workload key on `device_key` from `source`
 // (a key with no record, or a record that does not parse, is untuned).
 graph::ScheduleLookup LookupFrom(RecordSource& source, const std::string& device_key);
+
+// The records `run` and `compile` use: --db / --server, or the default
+// database. No default database yet (nothing tuned here) is no error: the
+// lookup is empty and every task untuned.
+struct ModelRecords {
+  std::unique_ptr<RecordSource> source;
+  std::string description;  // "tuneforge.db", "server ...", or "no record database"
+  graph::ScheduleLookup lookup;
+};
+absl::StatusOr<ModelRecords> OpenModelRecords(const RecordSourceArgs& args, const std::string& device_key);
 
 absl::StatusOr<ModelRunReport> RunModel(const graph::Model& model, const std::string& model_path,
                                         const graph::ScheduleLookup& lookup,

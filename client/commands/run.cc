@@ -1,6 +1,5 @@
 #include "client/commands/run.h"
 
-#include <filesystem>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -36,23 +35,12 @@ int RunRun(const RunArgs& args) {
   std::string device_key = device->empty() ? worker::HostDeviceKey() : *device;
   if (args.threads > 0) runtime::SetNumThreads(args.threads);
 
-  // No database yet (nothing tuned) is not an error: every task runs its
-  // unscheduled program, and the output says so.
-  std::unique_ptr<RecordSource> source;
-  std::string records = "no record database";
-  bool default_db_missing = args.source.db.empty() && !args.source.server.given() &&
-                            !std::filesystem::exists(kDefaultDb);
-  if (!default_db_missing) {
-    auto opened = RecordSource::Open(args.source, RecordSource::Mode::kRead);
-    if (!opened.ok()) return Fail(args.out, opened.status());
-    source = *std::move(opened);
-    records = source->Describe();
-  }
-  graph::ScheduleLookup lookup = source ? LookupFrom(*source, device_key) : graph::ScheduleLookup();
-  auto report = RunModel(*model, args.model, lookup, args.run);
+  auto records = OpenModelRecords(args.source, device_key);
+  if (!records.ok()) return Fail(args.out, records.status());
+  auto report = RunModel(*model, args.model, records->lookup, args.run);
   if (!report.ok()) return Fail(args.out, report.status());
-  Json result = ModelReportJson(*model, *report, device_key, records);
-  std::string text = ModelReportText(*model, *report, device_key, records);
+  Json result = ModelReportJson(*model, *report, device_key, records->description);
+  std::string text = ModelReportText(*model, *report, device_key, records->description);
   if (!report->outputs_checked)
     return Fail(args.out, absl::StrCat("the outputs do not match ", report->checked_against, ": ", report->mismatch),
                 result);

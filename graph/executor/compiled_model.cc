@@ -4,36 +4,17 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "common/lower/lower.h"
-#include "common/schedule/state.h"
+#include "graph/executor/kernel_choice.h"
 
 namespace tuneforge::graph {
 namespace {
 
-absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> CompileState(const schedule::State& state) {
-  auto func = lower::Lower(state);
-  if (!func.ok()) return func.status();
-  return codegen::JitCompile(*func);
-}
-
-// The task's kernel: its tuned schedule when one replays and compiles,
-// else the unscheduled program.
 absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> CompileTask(const GroupKernel& kernel,
                                                                   const ScheduleLookup& lookup,
                                                                   KernelInfo* info) {
-  if (lookup) {
-    if (std::optional<std::vector<schedule::Step>> steps = lookup(info->workload_key)) {
-      auto state = schedule::State::Replay(kernel.dag, *steps);
-      absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> loaded =
-          state.ok() ? CompileState(*state) : state.status();
-      if (loaded.ok()) {
-        info->tuned = true;
-        return loaded;
-      }
-      info->fallback_reason = std::string(loaded.status().message());
-    }
-  }
-  return CompileState(schedule::State(kernel.dag));
+  auto func = ChooseProgram(kernel, lookup, "default_function", info);
+  if (!func.ok()) return func.status();
+  return codegen::JitCompile(*func);
 }
 
 void FreeArena(uint8_t* p) { std::free(p); }
@@ -75,16 +56,7 @@ void* CompiledModel::Resolve(ValueId v, const std::vector<const void*>& inputs) 
     case Storage::Kind::kConstant: break;
   }
   // A constant or a reshape of one: kernels only read it.
-  ValueId root = v;
-  for (bool moved = true; moved && !graph_.values[root].is_constant();) {
-    moved = false;
-    for (const Node& n : graph_.nodes)
-      if (n.output == root && IsReshape(n.op)) {
-        root = n.inputs[0];
-        moved = true;
-      }
-  }
-  return const_cast<void*>(graph_.values[root].constant->data());
+  return const_cast<void*>(graph_.values[plan_.root[v]].constant->data());
 }
 
 absl::Status CompiledModel::RunInto(const std::vector<const void*>& inputs,

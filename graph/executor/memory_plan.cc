@@ -24,7 +24,8 @@ MemoryPlan PlanMemory(const Graph& g, const std::vector<Group>& groups) {
   MemoryPlan plan;
   plan.storage.resize(g.values.size());
   // A reshape's output is its input's storage.
-  std::vector<ValueId> root(g.values.size());
+  std::vector<ValueId>& root = plan.root;
+  root.resize(g.values.size());
   for (size_t v = 0; v < g.values.size(); ++v) root[v] = static_cast<ValueId>(v);
   for (const Node& n : g.nodes)
     if (IsReshape(n.op)) root[n.output] = root[n.inputs[0]];

@@ -21,6 +21,7 @@ struct Storage {
 
 struct MemoryPlan {
   std::vector<Storage> storage;  // per value (unused values: kArena at 0)
+  std::vector<ValueId> root;     // per value: itself, or what a reshape chain reads
   int64_t arena_bytes = 0;
   int64_t naive_bytes = 0;  // what one buffer per value would take, for reports
 };

@@ -127,8 +127,15 @@ absl::StatusOr<Tensor> ConvTensor(const Conv& c, const std::vector<Tensor>& in,
 }
 
 // Transposed convolution as the gradient of a convolution: output position o
-// takes input position (o + pad - r*dilation) / stride where that divides
-// evenly and lies inside the input.
+// (t = o + pad) takes input position (t - r*dilation) / stride for the
+// kernel taps r where that divides evenly and lies inside the input.
+//
+// With dilation 1 the taps that divide evenly are known per output phase:
+// r = t % stride + stride*j, input t // stride - j, j < ceil(R / stride).
+// Reducing over j instead of r skips the zero-inserted positions, so a
+// stride-2 transposed convolution does a quarter of the multiply-adds of
+// the zero-inserting form (one sub-convolution per output phase, written as
+// one stage).
 absl::StatusOr<Tensor> ConvTransposeTensor(const ConvTranspose& c, const std::vector<Tensor>& in,
                                            const std::vector<int64_t>& out_shape,
                                            const Namer& name) {
@@ -136,10 +143,14 @@ absl::StatusOr<Tensor> ConvTransposeTensor(const ConvTranspose& c, const std::ve
   const Tensor& weight = in[1];  // [C, K/group, kernel...]
   size_t spatial = data->shape.size() - 2;
   const int64_t c_per_group = data->shape[1] / c.group, k_per_group = weight->shape[1];
+  bool phases = true;
+  for (size_t d = 0; d < spatial; ++d) phases = phases && c.dilations[d] == 1;
   std::vector<IterVar> axes = AxesFor(out_shape);
   std::vector<IterVar> reduce = {te::ops::Axis("rc", c_per_group)};
-  for (size_t d = 0; d < spatial; ++d)
-    reduce.push_back(te::ops::Axis(absl::StrCat("r", d), weight->shape[2 + d]));
+  for (size_t d = 0; d < spatial; ++d) {
+    const int64_t R = weight->shape[2 + d], s = c.strides[d];
+    reduce.push_back(te::ops::Axis(absl::StrCat("r", d), phases ? (R + s - 1) / s : R));
+  }
   Expr k(axes[1].var), rc(reduce[0].var);
   Expr channel = c.group == 1 ? rc
                               : te::ops::Affine(te::FloorDiv(k, te::IntConst(k_per_group)),
@@ -148,15 +159,24 @@ absl::StatusOr<Tensor> ConvTransposeTensor(const ConvTranspose& c, const std::ve
   Expr valid;
   std::vector<Expr> data_index = {Expr(axes[0].var), channel}, weight_index = {channel, k_in_group};
   for (size_t d = 0; d < spatial; ++d) {
-    Expr pos = te::ops::Affine(Expr(axes[2 + d].var), 1, c.pads_begin[d]) -
-               te::ops::Affine(Expr(reduce[1 + d].var), c.dilations[d], 0);
-    Expr stride = te::IntConst(c.strides[d]);
-    Expr q = c.strides[d] == 1 ? pos : te::FloorDiv(pos, stride);
-    valid = te::ops::Conjoin(valid, pos >= te::IntConst(0));
-    if (c.strides[d] != 1) valid = te::ops::Conjoin(valid, te::EQ(te::FloorMod(pos, stride), te::IntConst(0)));
-    valid = te::ops::Conjoin(valid, q < te::IntConst(data->shape[2 + d]));
+    const int64_t R = weight->shape[2 + d], s = c.strides[d], H = data->shape[2 + d];
+    Expr t = te::ops::Affine(Expr(axes[2 + d].var), 1, c.pads_begin[d]);
+    Expr j(reduce[1 + d].var);
+    Expr tap, q;
+    if (phases) {
+      tap = s == 1 ? j : te::FloorMod(t, te::IntConst(s)) + te::ops::Affine(j, s, 0);
+      q = (s == 1 ? t : te::FloorDiv(t, te::IntConst(s))) - j;
+      if (R % s != 0) valid = te::ops::Conjoin(valid, tap < te::IntConst(R));
+    } else {
+      tap = j;
+      Expr pos = t - te::ops::Affine(j, c.dilations[d], 0);
+      q = s == 1 ? pos : te::FloorDiv(pos, te::IntConst(s));
+      if (s != 1) valid = te::ops::Conjoin(valid, te::EQ(te::FloorMod(pos, te::IntConst(s)), te::IntConst(0)));
+    }
+    valid = te::ops::Conjoin(valid, q >= te::IntConst(0));
+    valid = te::ops::Conjoin(valid, q < te::IntConst(H));
     data_index.push_back(q);
-    weight_index.push_back(Expr(reduce[1 + d].var));
+    weight_index.push_back(tap);
   }
   Expr term = te::MakeSelect(valid, te::Read(data, data_index) * te::Read(weight, weight_index),
                              te::Const(0, data->dtype));

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/te/ops/conv.h"
+#include "common/te/ops/conv_transpose.h"
 #include "common/te/ops/depthwise_conv.h"
 #include "common/te/ops/epilogue.h"
 #include "common/te/ops/matmul.h"
@@ -80,6 +81,38 @@ std::optional<LibraryRoot> ConvRoot(const Graph& g, const Node& n, const Conv& c
   return root;
 }
 
+std::optional<LibraryRoot> ConvTransposeRoot(const Graph& g, const Node& n, const ConvTranspose& c, Inputs& in) {
+  const Value& x = g.values[n.inputs[0]];
+  const Value& w = g.values[n.inputs[1]];
+  const Value& y = g.values[n.output];
+  if (x.shape.size() != 4 || c.group != 1 || c.pads_begin != c.pads_end || !AllEqual(c.pads_begin) ||
+      !AllEqual(c.strides) || c.dilations != std::vector<int64_t>{1, 1})
+    return std::nullopt;
+  const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  const int64_t K = w.shape[1], R = w.shape[2], S = w.shape[3];
+  const int64_t stride = c.strides[0], pad = c.pads_begin[0];
+  // The output padding the output's extent implies, the same along both axes.
+  const int64_t op_h = y.shape[2] - ((H - 1) * stride - 2 * pad + R);
+  const int64_t op_w = y.shape[3] - ((W - 1) * stride - 2 * pad + S);
+  if (op_h != op_w || op_h < 0 || op_h >= stride) return std::nullopt;
+  LibraryRoot root;
+  Tensor data = in.Add(g, n.inputs[0]);
+  Tensor kernel = in.Add(g, n.inputs[1]);
+  auto built = te::ops::Conv2dTranspose({N, C, H, W, K, R, S, stride, pad, op_h, x.dtype}, {data, kernel});
+  if (!built.ok()) return std::nullopt;
+  root.built = *built;
+  root.op = "conv2d_transpose";
+  root.keys = {{"N", N}, {"C", C}, {"H", H}, {"W", W}, {"K", K}, {"R", R}, {"S", S},
+               {"stride", stride}, {"pad", pad}, {"output_padding", op_h}};
+  if (n.inputs.size() > 2) {
+    auto biased = te::ops::ApplyEpilogue("bias", root.built, {in.Add(g, n.inputs[2], {K})});
+    if (!biased.ok()) return std::nullopt;
+    root.built = *biased;
+    root.epilogues.push_back("bias");
+  }
+  return root;
+}
+
 std::optional<LibraryRoot> MatMulRoot(const Graph& g, const Node& n, Inputs& in) {
   const Value& a = g.values[n.inputs[0]];
   const Value& b = g.values[n.inputs[1]];
@@ -113,6 +146,7 @@ std::optional<LibraryRoot> MatMulRoot(const Graph& g, const Node& n, Inputs& in)
 
 std::optional<LibraryRoot> Root(const Graph& g, const Node& n, Inputs& in) {
   if (const auto* c = std::get_if<Conv>(&n.op)) return ConvRoot(g, n, *c, in);
+  if (const auto* c = std::get_if<ConvTranspose>(&n.op)) return ConvTransposeRoot(g, n, *c, in);
   if (std::holds_alternative<MatMul>(n.op)) return MatMulRoot(g, n, in);
   if (std::holds_alternative<Dense>(n.op)) {
     const Value& x = g.values[n.inputs[0]];

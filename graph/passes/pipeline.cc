@@ -1,6 +1,7 @@
 #include "graph/passes/pipeline.h"
 
 #include "graph/passes/fold_batch_norm.h"
+#include "graph/passes/fuse_gelu.h"
 #include "graph/passes/rewrite.h"
 
 namespace tuneforge::graph {
@@ -12,7 +13,10 @@ absl::StatusOr<PassReport> RunGraphPasses(Graph& graph) {
   auto folded = FoldBatchNorm(graph);
   if (!folded.ok()) return folded.status();
   report.batch_norms_folded = *folded;
-  // 2. Nodes nobody reads (left by folding, or dead in the file) go last,
+  // 2. GELU written out in five nodes becomes one, before fusion, so that a
+  //    product's epilogue chain reaches it (dense+bias+gelu).
+  report.gelus_fused = FuseGelu(graph);
+  // 3. Nodes nobody reads (left by folding, or dead in the file) go last,
   //    so they are neither tuned nor run.
   report.unused_nodes_removed = RemoveUnusedNodes(graph);
   return report;

@@ -64,7 +64,7 @@ TEST(CliErrorsTest, DatabaseFlagsAreChecked) {
 
 TEST(CliErrorsTest, TuneRefusesWhatItCannotDo) {
   std::string dir = MakeTempDir();
-  ExpectOneLineError(RunCliIn(dir, {"tune", "--model", "resnet.onnx"}), "--model (tuning every task of an ONNX model) is not supported");
+  ExpectOneLineError(RunCliIn(dir, {"tune", "--model", "resnet.onnx"}), "cannot open the model 'resnet.onnx'");
   CliResult r = RunCliIn(dir, {"tune", kWorkload, "--device-key", "aarch64-neon-4c"});
   ExpectOneLineError(r, "--device-key aarch64-neon-4c is not this machine's device key");
   EXPECT_FALSE(std::filesystem::exists(dir + "/tuneforge.db")) << "a refused tune opened a database";

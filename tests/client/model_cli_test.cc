@@ -3,12 +3,17 @@
 // output check; a model with ONNX test data checked against it; `submit
 // --model` on a real cluster; bad models exit non-zero with their error.
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "tests/client/cli_child.h"
+#include "common/te/ndarray.h"
+#include "graph/executor/compiled_model.h"
+#include "graph/model/model.h"
+#include "graph/onnx/import.h"
 #include "tests/graph/onnx_builder.h"
 
 namespace tuneforge::client_test {
@@ -97,6 +102,54 @@ TEST(ModelCliTest, BadModelsExitNonZeroWithTheirError) {
 
   CliResult both = RunCliIn(dir, {"tune", "matmul:M=8,N=8,K=8", "--model", SaveModel(dir, graph::testing::Mlp(), "mlp")});
   ExpectOneLineError(both, "give the model or workloads");
+}
+
+// Runs `cmd` through the shell; its exit code.
+int Shell(const std::string& cmd) { return std::system(cmd.c_str()); }
+
+TEST(ModelCliTest, CompiledModelRunsFromACProgramWithoutTuneforge) {
+  std::string dir = MakeTempDir();
+  graph::testing::OnnxBuilder blocks = graph::testing::ResidualBlocks(8, 10, 10);
+  std::string model = SaveModel(dir, blocks, "blocks");
+  // Tune a little first so that the library holds tuned kernels too.
+  std::vector<std::string> tune = {"tune", "--model", model, "--trials", "8", "--batch", "4", "--db", dir + "/m.db"};
+  tune.insert(tune.end(), kQuickMeasure.begin(), kQuickMeasure.end());
+  ASSERT_EQ(RunCliIn(dir, tune, absl::Seconds(300)).exit_code, 0);
+  CliResult c = RunCliIn(dir, {"compile", "--model", model, "--out", dir + "/lib", "--name", "model", "--db",
+                               dir + "/m.db", "--json"});
+  ASSERT_EQ(c.exit_code, 0) << c.err << c.out;
+  EXPECT_EQ(c.json["tasks"], 2);
+  EXPECT_EQ(c.json["untuned_tasks"], 0);
+  ASSERT_TRUE(std::filesystem::exists(dir + "/lib/libmodel.so"));
+  ASSERT_TRUE(std::filesystem::exists(dir + "/lib/model.h"));
+
+  std::string main_c = std::string(TF_TEST_DATA_DIR) + "/compiled_model/main.c";
+  ASSERT_EQ(Shell("cc -O1 -o " + dir + "/prog " + main_c + " -I" + dir + "/lib -L" + dir + "/lib -lmodel -Wl,-rpath," +
+                  dir + "/lib"),
+            0);
+  // The same input through the program and through tuneforge's executor.
+  auto imported = graph::ImportOnnxModel(blocks.model());
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  auto built = graph::BuildModel(*std::move(imported), "blocks");
+  ASSERT_TRUE(built.ok()) << built.status();
+  auto reference = graph::CompiledModel::Compile(*built, nullptr);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  const graph::Value& in = built->graph.values[built->graph.inputs[0]];
+  auto x = te::NDArray::Empty(in.dtype, in.shape);
+  x->FillRandom(3);
+  std::ofstream(dir + "/x.bin", std::ios::binary).write(static_cast<const char*>(x->data()), x->nbytes());
+  ASSERT_EQ(Shell(dir + "/prog " + dir + "/x.bin " + dir + "/y.bin"), 0);
+  std::vector<te::NDArray> inputs;
+  inputs.push_back(*std::move(x));
+  auto want = (*reference)->Run(inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  auto got = te::NDArray::Empty(want->front().dtype(), want->front().shape());
+  std::ifstream(dir + "/y.bin", std::ios::binary).read(static_cast<char*>(got->data()), got->nbytes());
+  auto cmp = te::Compare(*got, want->front());
+  ASSERT_TRUE(cmp.ok()) << cmp.status();
+  EXPECT_TRUE(cmp->ok) << cmp->Summary();
+  // Nothing of tuneforge is linked: only libc, libm, libstdc++ and the like.
+  EXPECT_EQ(Shell("ldd " + dir + "/lib/libmodel.so | grep -q -i tuneforge"), 256);
 }
 
 TEST(ModelCliTest, SubmitModelRunsOnAClusterAndStatusShowsEachTask) {

@@ -118,6 +118,18 @@ TEST(ModelTest, TasksWithoutALibrarySpecTravelAsDefinitionsWithTheSameKey) {
   EXPECT_GT(definitions, 0);
 }
 
+TEST(ModelTest, GeluWrittenOutBecomesOneEpilogueOfTheMatmulBeforeIt) {
+  Model m = MustBuild(testing::AttentionBlock(8, 16, 2), "attn");
+  EXPECT_EQ(m.passes.gelus_fused, 1);
+  std::vector<std::string> specs;
+  for (const ModelTask& t : m.tasks) specs.push_back(t.spec);
+  EXPECT_THAT(specs, ::testing::Contains(te::ParseWorkload("matmul+bias+gelu:M=8,N=32,K=16")->spec));
+  for (const Node& n : m.graph.nodes) {
+    const auto* u = std::get_if<Unary>(&n.op);
+    EXPECT_FALSE(u && u->kind == UnaryKind::kErf) << "the erf of the pattern is left: " << n.name;
+  }
+}
+
 TEST(ModelTest, TheMemoryPlanReusesBytesAndNeverOverlapsLiveValues) {
   Model m = MustBuild(testing::ResidualBlocks(8, 10, 10), "resnet");
   MemoryPlan plan = PlanMemory(m.graph, m.groups);

@@ -94,13 +94,14 @@ TEST(OpsConvVariantsTest, TransposeMatchesScatterDefinition) {
                          2, 2, 2, 2, 0);
 }
 
-TEST(OpsConvVariantsTest, TransposeHasAPadStageAndIOHWKernel) {
-  Workload w = optest::MustParse("conv2d_transpose:N=1,C=8,H=4,W=4,K=16,R=3,S=3,stride=2,pad=1");
-  Tensor pad = optest::FindOp(*w.dag, "pad");
-  ASSERT_NE(pad, nullptr);
-  EXPECT_EQ(pad->tag, "pad");
-  EXPECT_THAT(optest::FindOp(*w.dag, "kernel")->shape, ElementsAre(8, 16, 3, 3));
-  EXPECT_THAT(optest::FindOp(*w.dag, "conv2d_transpose")->shape, ElementsAre(1, 16, 7, 7));
+TEST(OpsConvVariantsTest, TransposeSkipsTheZeroTapsAndHasAnIOHWKernel) {
+  Workload w = optest::MustParse("conv2d_transpose:N=1,C=8,H=4,W=4,K=16,R=4,S=4,stride=2,pad=1");
+  // No spread-out input stage: data, kernel and the output only.
+  EXPECT_EQ(w.dag->num_ops(), 3);
+  EXPECT_THAT(optest::FindOp(*w.dag, "kernel")->shape, ElementsAre(8, 16, 4, 4));
+  EXPECT_THAT(optest::FindOp(*w.dag, "conv2d_transpose")->shape, ElementsAre(1, 16, 8, 8));
+  // Stride 2: 2x2 taps per output phase instead of 4x4.
+  EXPECT_DOUBLE_EQ(w.dag->flops(), 2.0 * 16 * 8 * 8 * 8 * 2 * 2);
 }
 
 TEST(OpsConvVariantsTest, TransposeRejectsBadPadding) {

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/te/ops/checks.h"
 #include "common/te/ops/indexing.h"
+#include "common/te/ops/op_inputs.h"
 
 namespace tuneforge::te::ops {
 namespace {
@@ -34,49 +35,49 @@ absl::StatusOr<int64_t> OutputExtent(absl::string_view in_key, int64_t in, absl:
       "=", kernel, ", stride=", p.stride, " give ", out, "); use less padding"));
 }
 
-// The spread-out, padded input along one dimension: position v of the pad
-// stage holds data at (v - shift) / stride when that is a whole index inside
-// the input, else 0. Adds the bound tests that can fail to `inside`.
-Expr SpreadIndex(const Var& v, int64_t shift, int64_t stride, int64_t in, int64_t padded_extent,
+// One spatial dimension of the phase form: output position o (t = o + pad)
+// takes input t // stride - j through kernel tap t % stride + stride*j, for
+// the j the reduction axis walks; adds the bound tests that can fail to
+// `inside`.
+struct PhaseIndex {
+  Expr tap, input;
+};
+PhaseIndex Phase(const Var& o, const Var& j, int64_t pad, int64_t stride, int64_t in, int64_t kernel,
                  Expr& inside) {
-  Expr pos(v);
-  int64_t last = shift + (in - 1) * stride;  // last position holding data
-  if (shift > 0) inside = Conjoin(inside, pos >= IntConst(shift));
-  if (padded_extent - 1 > last) inside = Conjoin(inside, pos < IntConst(last + 1));
-  Expr offset = Affine(pos, 1, -shift);
-  if (stride == 1) return offset;
-  inside = Conjoin(inside, EQ(FloorMod(offset, IntConst(stride)), IntConst(0)));
-  return FloorDiv(offset, IntConst(stride));
+  Expr t = Affine(Expr(o), 1, pad);
+  PhaseIndex p;
+  p.tap = stride == 1 ? Expr(j) : FloorMod(t, IntConst(stride)) + Affine(Expr(j), stride, 0);
+  p.input = (stride == 1 ? t : FloorDiv(t, IntConst(stride))) - Expr(j);
+  if (kernel % stride != 0) inside = Conjoin(inside, p.tap < IntConst(kernel));
+  inside = Conjoin(inside, p.input >= IntConst(0));
+  inside = Conjoin(inside, p.input < IntConst(in));
+  return p;
 }
 
 }  // namespace
 
-absl::StatusOr<BuiltOp> Conv2dTranspose(const Conv2dTransposeParams& p) {
+absl::StatusOr<BuiltOp> Conv2dTranspose(const Conv2dTransposeParams& p, const OpInputs& inputs) {
   if (auto s = Validate(p); !s.ok()) return s;
+  if (auto s = RequireInputCount(kOp, inputs, 2); !s.ok()) return s;
   auto oh = OutputExtent("H", p.H, "R", p.R, p);
   if (!oh.ok()) return oh.status();
   auto ow = OutputExtent("W", p.W, "S", p.S, p);
   if (!ow.ok()) return ow.status();
-
-  Tensor data = Placeholder("data", {p.N, p.C, p.H, p.W}, p.dtype);
-  Tensor kernel = Placeholder("kernel", {p.C, p.K, p.R, p.S}, p.dtype);
-  std::vector<IterVar> pad_axes =
-      Axes({{"n", p.N}, {"c", p.C}, {"h", *oh + p.R - 1}, {"w", *ow + p.S - 1}});
-  Expr inside;
-  Expr h = SpreadIndex(pad_axes[2].var, p.R - 1 - p.pad, p.stride, p.H, pad_axes[2].extent, inside);
-  Expr w = SpreadIndex(pad_axes[3].var, p.S - 1 - p.pad, p.stride, p.W, pad_axes[3].extent, inside);
-  Expr source = Read(data, {Expr(pad_axes[0].var), Expr(pad_axes[1].var), h, w});
-  Expr pad_body = inside ? MakeSelect(inside, source, Const(0, p.dtype)) : source;
-  auto padded = MakeCompute("pad", std::move(pad_axes), pad_body, "pad");
-  if (!padded.ok()) return padded.status();
+  auto data = OpInput(kOp, inputs, 0, "data", {p.N, p.C, p.H, p.W}, p.dtype);
+  if (!data.ok()) return data.status();
+  auto kernel = OpInput(kOp, inputs, 1, "kernel", {p.C, p.K, p.R, p.S}, p.dtype);
+  if (!kernel.ok()) return kernel.status();
 
   std::vector<IterVar> axes = Axes({{"n", p.N}, {"k", p.K}, {"oh", *oh}, {"ow", *ow}});
-  IterVar rc = Axis("rc", p.C), ry = Axis("ry", p.R), rx = Axis("rx", p.S);
-  Expr n(axes[0].var), k(axes[1].var), y(ry.var), x(rx.var);
-  Expr body = Sum(Read(*padded, {n, Expr(rc.var), Expr(axes[2].var) + y, Expr(axes[3].var) + x}) *
-                      Read(kernel, {Expr(rc.var), k, IntConst(p.R - 1) - y, IntConst(p.S - 1) - x}),
-                  {rc, ry, rx});
-  auto out = MakeCompute(std::string(kOp), std::move(axes), std::move(body), std::string(kOp));
+  IterVar rc = Axis("rc", p.C), ry = Axis("ry", (p.R + p.stride - 1) / p.stride),
+          rx = Axis("rx", (p.S + p.stride - 1) / p.stride);
+  Expr inside;
+  PhaseIndex y = Phase(axes[2].var, ry.var, p.pad, p.stride, p.H, p.R, inside);
+  PhaseIndex x = Phase(axes[3].var, rx.var, p.pad, p.stride, p.W, p.S, inside);
+  Expr n(axes[0].var), k(axes[1].var), c(rc.var);
+  Expr term = MakeSelect(inside, Read(*data, {n, c, y.input, x.input}) * Read(*kernel, {c, k, y.tap, x.tap}),
+                         Const(0, p.dtype));
+  auto out = MakeCompute(std::string(kOp), std::move(axes), Sum(term, {rc, ry, rx}), std::string(kOp));
   if (!out.ok()) return out.status();
   return BuiltOp{*out, 1};
 }
