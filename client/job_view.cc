@@ -132,8 +132,13 @@ std::string ProgressLine(const v1::Job& job, double eta_s) {
                                      job.trials_total(), best);
   if (job.errors() > 0) absl::StrAppend(&line, absl::StrFormat(", %d errors", job.errors()));
   if (job.retimed() > 0) absl::StrAppend(&line, absl::StrFormat(", %d re-timed", job.retimed()));
-  if (job.tasks_size() > 1)
+  if (job.tasks_size() > 1) {
+    int timed = 0;
+    for (const v1::TaskProgress& t : job.tasks()) timed += t.best_seconds() > 0;
     absl::StrAppend(&line, absl::StrFormat(", est. end-to-end %.4g ms", EstimatedLatencySeconds(job) * 1e3));
+    // Until every task has a best the sum leaves some out: say how many count.
+    if (timed < job.tasks_size()) absl::StrAppend(&line, absl::StrFormat(" (%d of %d tasks timed)", timed, job.tasks_size()));
+  }
   if (client::IsFinished(job.state()))
     absl::StrAppend(&line, ", ", client::JobStateName(job.state()));
   else

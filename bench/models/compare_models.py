@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """End-to-end model latency: tuneforge (the best kernels of a record database)
 beside PyTorch measured in the same run, each the best of several fresh
 processes, at one thread count; prints a table and appends JSON lines to a

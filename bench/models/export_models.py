@@ -1,6 +1,7 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Exports the benchmark models to ONNX (batch 1, fp32, random weights, static
-shapes) with Debian's python3-torch / python3-torchvision, and writes ONNX test
+shapes) with Debian's python3-torch / python3-torchvision (run by Debian's
+/usr/bin/python3, which sees those packages), and writes ONNX test
 data beside each (test_data_set_0/input_0.pb, output_0.pb: PyTorch's own
 output) with python3-onnx, so `tuneforge run` checks its outputs against
 PyTorch's. Nothing here is committed as a binary: run it to make the files.

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """PyTorch's latency of one benchmark model (eager, no grad, batch 1, fp32) at
 a thread count: the median of repeated runs after a warm-up, printed as JSON.
 compare_models.py runs it in several fresh processes and keeps the best."""

@@ -23,7 +23,15 @@ absl::StatusOr<bool> FoldInto(Graph& g, int conv_index, int bn_index) {
   std::vector<ValueId> weights(conv.inputs.begin() + 1, conv.inputs.end());
   if (!AllConstant(g, params) || !AllConstant(g, weights)) return false;
   const Value& w = g.values[conv.inputs[1]];
-  const int64_t K = w.shape[0], per_channel = w.num_elements() / K;
+  // Output channel k's weights: w[k, ...] for a convolution; w[c, k, ...]
+  // (k within its group) for a transposed one, group 1 only.
+  const bool transposed = std::holds_alternative<ConvTranspose>(conv.op);
+  const int64_t K = transposed ? w.shape[1] : w.shape[0];
+  const int64_t per_channel = w.num_elements() / K;
+  const int64_t inner = transposed ? w.num_elements() / (w.shape[0] * K) : per_channel;
+  auto flat = [&](int64_t k, int64_t i) {  // i-th weight of output channel k
+    return transposed ? (i / inner) * K * inner + k * inner + i % inner : k * per_channel + i;
+  };
   const te::NDArray& scale = *g.values[bn.inputs[1]].constant;
   const te::NDArray& shift = *g.values[bn.inputs[2]].constant;
   const te::NDArray& mean = *g.values[bn.inputs[3]].constant;
@@ -35,7 +43,7 @@ absl::StatusOr<bool> FoldInto(Graph& g, int conv_index, int bn_index) {
   for (int64_t k = 0; k < K; ++k) {
     double factor = scale.GetDouble(k) / std::sqrt(var.GetDouble(k) + epsilon);
     for (int64_t i = 0; i < per_channel; ++i)
-      new_w->SetDouble(k * per_channel + i, w.constant->GetDouble(k * per_channel + i) * factor);
+      new_w->SetDouble(flat(k, i), w.constant->GetDouble(flat(k, i)) * factor);
     double bias = conv.inputs.size() > 2 ? g.values[conv.inputs[2]].constant->GetDouble(k) : 0.0;
     new_b->SetDouble(k, (bias - mean.GetDouble(k)) * factor + shift.GetDouble(k));
   }
@@ -61,7 +69,10 @@ absl::StatusOr<int> FoldBatchNorm(Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (!std::holds_alternative<BatchNorm>(g.nodes[i].op)) continue;
     int producer = g.Producer(g.nodes[i].inputs[0]);
-    if (producer < 0 || !std::holds_alternative<Conv>(g.nodes[producer].op)) continue;
+    if (producer < 0) continue;
+    const Op& op = g.nodes[producer].op;
+    const auto* transposed = std::get_if<ConvTranspose>(&op);
+    if (!std::holds_alternative<Conv>(op) && !(transposed && transposed->group == 1)) continue;
     ValueId conv_out = g.nodes[producer].output;
     if (g.Consumers(conv_out).size() != 1 || g.IsOutput(conv_out)) continue;
     auto ok = FoldInto(g, producer, static_cast<int>(i));

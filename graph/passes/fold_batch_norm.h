@@ -1,7 +1,9 @@
-// A BatchNormalization right after a convolution with constant weights
+// A BatchNormalization right after a convolution (or a transposed one of
+// one group) with constant weights
 // becomes part of the convolution: its scale multiplies the weights and its
 // shift becomes (or adjusts) the bias, so the tuned kernel is a plain
-// conv2d+bias. A batch norm anywhere else stays an elementwise op.
+// conv2d+bias (conv2d_transpose+bias). A batch norm anywhere else stays an
+// elementwise op.
 #pragma once
 
 #include "absl/status/statusor.h"

@@ -96,6 +96,30 @@ TEST(ModelTest, BatchNormsFoldIntoConvsAndConvBiasReluIsOneTaskWithTheSpecsKey) 
   EXPECT_EQ(m.groups.size(), 4u);
 }
 
+// A DCGAN layer: a stride-2 transposed convolution, batch norm, relu.
+testing::OnnxBuilder TransposedConvBnRelu() {
+  testing::OnnxBuilder b;
+  b.Input("z", {1, 8, 4, 4}).Weight("w", {8, 6, 4, 4}, 0.3f);
+  b.Weight("g", {6}).Weight("beta", {6}).Weight("mean", {6});
+  b.WeightValues("var", {6}, {0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 1.0f});
+  b.Node("ConvTranspose", {"z", "w"}, {"up"}).AttrInts("kernel_shape", {4, 4}).AttrInts("strides", {2, 2})
+      .AttrInts("pads", {1, 1, 1, 1});
+  b.Node("BatchNormalization", {"up", "g", "beta", "mean", "var"}, {"bn"});
+  b.Node("Relu", {"bn"}, {"y"});
+  b.Output("y", {1, 6, 8, 8});
+  return b;
+}
+
+TEST(ModelTest, TransposedConvBnReluRunsLikeTheInterpreter) { ExpectExecutorMatchesInterpreter(TransposedConvBnRelu()); }
+
+TEST(ModelTest, BatchNormFoldsIntoATransposedConvWhichIsTheLibraryOp) {
+  Model m = MustBuild(TransposedConvBnRelu(), "dcgan");
+  EXPECT_EQ(m.passes.batch_norms_folded, 1);
+  ASSERT_EQ(m.tasks.size(), 1u);
+  EXPECT_EQ(m.tasks[0].spec,
+            te::ParseWorkload("conv2d_transpose+bias+relu:N=1,C=8,H=4,W=4,K=6,R=4,S=4,stride=2,pad=1")->spec);
+}
+
 TEST(ModelTest, GemmWithTransposedWeightsIsDenseWithBiasAndRelu) {
   Model m = MustBuild(testing::Mlp(4, 32, 64, 10), "mlp");
   std::vector<std::string> specs;
