@@ -73,6 +73,7 @@ std::string OpName(const Op& op) {
           [](const Transpose&) -> std::string { return "transpose"; },
           [](const Concat&) -> std::string { return "concat"; },
           [](const Slice&) -> std::string { return "slice"; },
+          [](const Pad&) -> std::string { return "pad"; },
           [](const Gather&) -> std::string { return "gather"; },
           [](const Cast&) -> std::string { return "cast"; },
       },

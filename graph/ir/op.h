@@ -11,12 +11,12 @@
 //   Unary, Clip, LeakyRelu, HardSigmoid: x
 //   Binary          a, b with numpy broadcasting
 //   BatchNorm       x, scale, bias, mean, var (inference)
-//   Pool            x [N,C,H,W]
+//   Pool            x [N,C,spatial...]
 //   Reduce          x
 //   Softmax         x
 //   LayerNorm       x, scale, optional bias
 //   Reshape         x (the target shape is the output value's shape)
-//   Transpose, Slice: x
+//   Transpose, Slice, Pad: x
 //   Concat          x0, x1, ...
 //   Gather          data, indices (a constant)
 //   Cast            x
@@ -71,8 +71,9 @@ struct BatchNorm {
 enum class PoolKind { kMax, kAverage };
 struct Pool {
   PoolKind kind;
-  std::vector<int64_t> kernel, strides, pads_begin, pads_end;  // over H, W
+  std::vector<int64_t> kernel, strides, pads_begin, pads_end;  // one per spatial dim
   bool count_include_pad = false;                              // average only
+  std::vector<int64_t> dilations;  // one per spatial dim (max only); empty: all 1
 };
 
 enum class ReduceKind { kMean, kSum, kMax, kMin };
@@ -100,6 +101,11 @@ struct Concat {
 struct Slice {
   std::vector<int64_t> starts, steps;  // one per input dim; the output shape gives the counts
 };
+// Constant padding; a negative amount crops that side.
+struct Pad {
+  std::vector<int64_t> pads_begin, pads_end;  // one per input dim
+  double value = 0;
+};
 struct Gather {
   int64_t axis;
 };
@@ -109,7 +115,7 @@ struct Cast {
 
 using Op = std::variant<Conv, ConvTranspose, MatMul, Dense, Unary, Clip, LeakyRelu, HardSigmoid,
                         Binary, BatchNorm, Pool, Reduce, Softmax, LayerNorm, Reshape, Transpose,
-                        Concat, Slice, Gather, Cast>;
+                        Concat, Slice, Pad, Gather, Cast>;
 
 // "conv", "matmul", "relu", "add", ...: for messages and task names.
 std::string OpName(const Op& op);

@@ -215,38 +215,71 @@ absl::StatusOr<Tensor> MatMulTensor(const std::vector<Tensor>& in,
   return te::MakeCompute(name(), std::move(axes), std::move(body), "matmul");
 }
 
+// Pooling over any number of spatial dims. The 2-d reduce axes keep their
+// names (ry, rx) so 2-d pool stages print as before.
 absl::StatusOr<Tensor> PoolTensor(const Pool& p, const Tensor& x,
                                   const std::vector<int64_t>& out_shape, const Namer& name) {
   te::Combiner combiner = p.kind == PoolKind::kMax ? te::Combiner::kMax : te::Combiner::kSum;
-  std::vector<int64_t> before = {0, 0, p.pads_begin[0], p.pads_begin[1]};
-  std::vector<int64_t> after = {0, 0, p.pads_end[0], p.pads_end[1]};
+  const size_t spatial = p.kernel.size();
+  std::vector<int64_t> before = {0, 0}, after = {0, 0};
+  before.insert(before.end(), p.pads_begin.begin(), p.pads_begin.end());
+  after.insert(after.end(), p.pads_end.begin(), p.pads_end.end());
   auto padded = te::ops::Pad(x, before, after, te::CombinerIdentity(combiner, x->dtype), {},
                              name("pad"));
   if (!padded.ok()) return padded.status();
   std::vector<IterVar> axes = AxesFor(out_shape);
-  IterVar ry = te::ops::Axis("ry", p.kernel[0]), rx = te::ops::Axis("rx", p.kernel[1]);
-  Expr source = te::Read(*padded, {Expr(axes[0].var), Expr(axes[1].var),
-                                   te::ops::WindowIndex(axes[2].var, p.strides[0], ry.var, 1),
-                                   te::ops::WindowIndex(axes[3].var, p.strides[1], rx.var, 1)});
+  std::vector<IterVar> window;
+  std::vector<Expr> at = {Expr(axes[0].var), Expr(axes[1].var)};
+  for (size_t d = 0; d < spatial; ++d) {
+    std::string r = spatial == 2 ? (d == 0 ? "ry" : "rx") : absl::StrCat("r", d);
+    window.push_back(te::ops::Axis(r, p.kernel[d]));
+    int64_t dilation = p.dilations.empty() ? 1 : p.dilations[d];
+    at.push_back(te::ops::WindowIndex(axes[2 + d].var, p.strides[d], window[d].var, dilation));
+  }
+  Expr source = te::Read(*padded, at);
   bool average = p.kind == PoolKind::kAverage;
   auto reduced = te::MakeCompute(average ? name("sum") : name(), std::move(axes),
-                                 te::MakeReduce(combiner, source, {ry, rx}), "pool");
+                                 te::MakeReduce(combiner, source, window), "pool");
   if (!reduced.ok() || !average) return reduced;
   const Tensor& sum = *reduced;
-  const int64_t H = x->shape[2], W = x->shape[3];
   return Elementwise(name(), out_shape, [&](const std::vector<Expr>& i) {
     te::DType t = x->dtype;
-    if (p.count_include_pad)
-      return te::Read(sum, i) / te::Const(static_cast<double>(p.kernel[0] * p.kernel[1]), t);
+    if (p.count_include_pad) {
+      int64_t cells = 1;
+      for (int64_t k : p.kernel) cells *= k;
+      return te::Read(sum, i) / te::Const(static_cast<double>(cells), t);
+    }
     // The window's cells inside the unpadded input, per dimension.
     auto inside = [&](const Expr& o, int64_t stride, int64_t pad, int64_t k, int64_t extent) {
       Expr start = te::ops::Affine(o, stride, -pad);
       return te::Min(start + te::IntConst(k), te::IntConst(extent)) -
              te::Max(start, te::IntConst(0));
     };
-    Expr count = inside(i[2], p.strides[0], p.pads_begin[0], p.kernel[0], H) *
-                 inside(i[3], p.strides[1], p.pads_begin[1], p.kernel[1], W);
+    Expr count;
+    for (size_t d = 0; d < spatial; ++d) {
+      Expr n = inside(i[2 + d], p.strides[d], p.pads_begin[d], p.kernel[d], x->shape[2 + d]);
+      count = count ? count * n : n;
+    }
     return te::Read(sum, i) / te::MakeCast(t, count);
+  });
+}
+
+// Constant padding; negative amounts crop. Only the bounds that can fail
+// are tested.
+absl::StatusOr<Tensor> PadTensor(const Pad& p, const Tensor& x,
+                                 const std::vector<int64_t>& out_shape, const Namer& name) {
+  return Elementwise(name(), out_shape, [&](const std::vector<Expr>& i) {
+    Expr inside;
+    std::vector<Expr> at;
+    for (size_t d = 0; d < i.size(); ++d) {
+      const int64_t b = p.pads_begin[d];
+      if (b > 0) inside = te::ops::Conjoin(inside, i[d] >= te::IntConst(b));
+      if (p.pads_end[d] > 0)
+        inside = te::ops::Conjoin(inside, i[d] < te::IntConst(b + x->shape[d]));
+      at.push_back(te::ops::Affine(i[d], 1, -b));
+    }
+    Expr read = te::Read(x, at);
+    return inside ? te::MakeSelect(inside, read, te::Const(p.value, x->dtype)) : read;
   });
 }
 
@@ -489,6 +522,7 @@ absl::StatusOr<Tensor> BuildNodeTensor(const Graph& graph, const Node& node,
               return te::Read(x, at);
             });
           },
+          [&](const Pad& p) { return PadTensor(p, x, shape, name); },
           [&](const Gather& g) { return GatherTensor(graph, node, g, inputs, shape, name); },
           [&](const Cast& c) {
             return Elementwise(name(), shape, [&](const std::vector<Expr>& i) {

@@ -1,4 +1,5 @@
-// Unary and binary elementwise ops, Clip, LeakyRelu, HardSigmoid and Cast.
+// Unary and binary elementwise ops, variadic Max/Min/Sum/Mean, Clip,
+// LeakyRelu, HardSigmoid and Cast.
 #include <cmath>
 #include <limits>
 
@@ -32,6 +33,7 @@ BinaryKind BinaryOf(const std::string& op) {
   if (op == "Div") return BinaryKind::kDiv;
   if (op == "Pow") return BinaryKind::kPow;
   if (op == "Max") return BinaryKind::kMax;
+  if (op == "Sum" || op == "Mean") return BinaryKind::kAdd;
   return BinaryKind::kMin;
 }
 
@@ -66,8 +68,10 @@ absl::StatusOr<ValueId> LegacyBroadcast(ImportContext& ctx, ValueId b) {
   return ctx.AddInternal(Reshape{}, {b}, vb.dtype, shape, "broadcast");
 }
 
+// Folds the inputs pairwise; Mean divides the sum by their count.
 absl::Status ConvertVariadic(ImportContext& ctx) {
   BinaryKind kind = BinaryOf(ctx.node().op_type());
+  const bool mean = ctx.node().op_type() == "Mean";
   std::vector<ValueId> inputs;
   for (int i = 0; i < ctx.node().input_size(); ++i) {
     if (!ctx.HasInput(i)) continue;
@@ -76,6 +80,7 @@ absl::Status ConvertVariadic(ImportContext& ctx) {
     inputs.push_back(*in);
   }
   if (inputs.empty()) return ctx.Invalid("needs at least one input");
+  if (mean && !ctx.value(inputs[0]).dtype.is_float()) return ctx.Unsupported("needs float inputs");
   ValueId acc = inputs[0];
   for (size_t i = 1; i < inputs.size(); ++i) {
     const Value& a = ctx.value(acc);
@@ -83,14 +88,18 @@ absl::Status ConvertVariadic(ImportContext& ctx) {
     if (a.dtype != b.dtype) return ctx.Invalid("inputs have different types");
     auto shape = BroadcastShapes(ctx, a.shape, b.shape);
     if (!shape.ok()) return shape.status();
-    auto next = i + 1 == inputs.size()
+    auto next = i + 1 == inputs.size() && !mean
                     ? ctx.AddNode(Binary{kind}, {acc, inputs[i]}, a.dtype, *shape)
                     : ctx.AddInternal(Binary{kind}, {acc, inputs[i]}, a.dtype, *shape, "fold");
     if (!next.ok()) return next.status();
     acc = *next;
   }
   if (inputs.size() == 1) return ctx.Alias(acc);
-  return absl::OkStatus();
+  if (!mean) return absl::OkStatus();
+  const Value sum = ctx.value(acc);
+  auto n = ScalarConstant(ctx, static_cast<double>(inputs.size()), sum.dtype, "count");
+  if (!n.ok()) return n.status();
+  return ctx.AddNode(Binary{BinaryKind::kDiv}, {acc, *n}, sum.dtype, sum.shape).status();
 }
 
 }  // namespace
@@ -105,10 +114,12 @@ absl::Status ConvertUnary(ImportContext& ctx) {
 }
 
 absl::Status ConvertBinary(ImportContext& ctx) {
-  // Max and Min take any number of inputs: one is the identity, more fold
-  // pairwise.
+  // Max, Min, Sum and Mean take any number of inputs: one is the identity,
+  // more fold pairwise.
   const std::string& type = ctx.node().op_type();
-  if ((type == "Max" || type == "Min") && ctx.num_inputs() != 2) return ConvertVariadic(ctx);
+  const bool pairwise = type == "Max" || type == "Min";
+  if (type == "Sum" || type == "Mean" || (pairwise && ctx.num_inputs() != 2))
+    return ConvertVariadic(ctx);
   if (ctx.num_inputs() != 2) return ctx.Invalid("needs two inputs");
   auto a = ctx.Input(0);
   if (!a.ok()) return a.status();

@@ -119,16 +119,9 @@ absl::Status ConvertReduce(ImportContext& ctx) {
   auto keepdims = ctx.Int("keepdims", 1);
   if (!keepdims.ok()) return keepdims.status();
   // ReduceSum takes its axes as an input from opset 13 on; the others later.
-  std::vector<int64_t> axes;
-  if (ctx.HasInput(1)) {
-    auto given = ctx.ConstInts(1);
-    if (!given.ok()) return given.status();
-    axes = *given;
-  } else {
-    auto given = ctx.Ints("axes", {});
-    if (!given.ok()) return given.status();
-    axes = *given;
-  }
+  auto given = ctx.IntsFromInputOrAttr(1, "axes", {});
+  if (!given.ok()) return given.status();
+  std::vector<int64_t> axes = *given;
   if (axes.empty()) {
     auto noop = ctx.Int("noop_with_empty_axes", 0);
     if (!noop.ok()) return noop.status();

@@ -25,16 +25,9 @@ absl::Status AddReshape(ImportContext& ctx, ValueId x, std::vector<int64_t> shap
 }
 
 absl::StatusOr<std::vector<int64_t>> AxesArg(ImportContext& ctx, int input, int64_t rank) {
-  std::vector<int64_t> axes;
-  if (ctx.HasInput(input)) {
-    auto given = ctx.ConstInts(input);
-    if (!given.ok()) return given.status();
-    axes = *given;
-  } else {
-    auto given = ctx.Ints("axes", {});
-    if (!given.ok()) return given.status();
-    axes = *given;
-  }
+  auto given = ctx.IntsFromInputOrAttr(input, "axes", {});
+  if (!given.ok()) return given.status();
+  std::vector<int64_t> axes = *given;
   for (int64_t& a : axes) {
     auto n = NormalizeAxis(ctx, a, rank);
     if (!n.ok()) return n.status();
@@ -114,16 +107,9 @@ absl::Status ConvertUnsqueeze(ImportContext& ctx) {
   if (!x.ok()) return x.status();
   const Value& v = ctx.value(*x);
   std::vector<int64_t> in_shape = v.scalar ? std::vector<int64_t>{} : v.shape;
-  std::vector<int64_t> raw;
-  if (ctx.HasInput(1)) {
-    auto given = ctx.ConstInts(1);
-    if (!given.ok()) return given.status();
-    raw = *given;
-  } else {
-    auto given = ctx.Ints("axes", {});
-    if (!given.ok()) return given.status();
-    raw = *given;
-  }
+  auto given = ctx.IntsFromInputOrAttr(1, "axes", {});
+  if (!given.ok()) return given.status();
+  const std::vector<int64_t>& raw = *given;
   const int64_t out_rank = static_cast<int64_t>(in_shape.size() + raw.size());
   std::vector<int64_t> axes;
   for (int64_t a : raw) {

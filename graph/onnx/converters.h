@@ -18,6 +18,11 @@ ConvertFn FindConverter(const std::string& op_type);
 // Every supported op type, sorted, for error messages.
 std::vector<std::string> SupportedOps();
 
+// A [1] constant of `dtype` named "<node's output>/<suffix>", for the
+// converters that write an op as several nodes.
+absl::StatusOr<ValueId> ScalarConstant(ImportContext& ctx, double v, te::DType dtype,
+                                       const std::string& suffix);
+
 // The converters, by family.
 absl::Status ConvertConv(ImportContext& ctx);
 absl::Status ConvertConvTranspose(ImportContext& ctx);
@@ -28,10 +33,15 @@ absl::Status ConvertBinary(ImportContext& ctx);
 absl::Status ConvertClip(ImportContext& ctx);
 absl::Status ConvertLeakyRelu(ImportContext& ctx);
 absl::Status ConvertHardSigmoid(ImportContext& ctx);
+absl::Status ConvertPRelu(ImportContext& ctx);
+absl::Status ConvertElu(ImportContext& ctx);  // Elu and Selu
+absl::Status ConvertSoftplus(ImportContext& ctx);
+absl::Status ConvertSoftsign(ImportContext& ctx);
+absl::Status ConvertLogSoftmax(ImportContext& ctx);
 absl::Status ConvertCast(ImportContext& ctx);
 absl::Status ConvertBatchNorm(ImportContext& ctx);
 absl::Status ConvertPool(ImportContext& ctx);
-absl::Status ConvertGlobalAveragePool(ImportContext& ctx);
+absl::Status ConvertGlobalPool(ImportContext& ctx);
 absl::Status ConvertReduce(ImportContext& ctx);
 absl::Status ConvertSoftmax(ImportContext& ctx);
 absl::Status ConvertLayerNorm(ImportContext& ctx);
@@ -43,6 +53,9 @@ absl::Status ConvertTranspose(ImportContext& ctx);
 absl::Status ConvertConcat(ImportContext& ctx);
 absl::Status ConvertSlice(ImportContext& ctx);
 absl::Status ConvertGather(ImportContext& ctx);
+absl::Status ConvertPad(ImportContext& ctx);
+absl::Status ConvertSplit(ImportContext& ctx);
+absl::Status ConvertExpand(ImportContext& ctx);
 absl::Status ConvertShape(ImportContext& ctx);
 absl::Status ConvertConstant(ImportContext& ctx);
 absl::Status ConvertIdentity(ImportContext& ctx);

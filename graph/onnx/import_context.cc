@@ -72,6 +72,12 @@ absl::StatusOr<double> ImportContext::ConstScalar(int i) const {
   return v.constant->GetDouble(0);
 }
 
+absl::StatusOr<std::vector<int64_t>> ImportContext::IntsFromInputOrAttr(int i, const std::string& attr,
+                                                                        std::vector<int64_t> fallback) const {
+  if (HasInput(i)) return ConstInts(i);
+  return Ints(attr, std::move(fallback));
+}
+
 const onnx::AttributeProto* ImportContext::Attr(const std::string& name) const {
   for (const onnx::AttributeProto& a : node_->attribute())
     if (a.name() == name) return &a;

@@ -50,6 +50,10 @@ class ImportContext {
   // must be constant.
   absl::StatusOr<std::vector<int64_t>> ConstInts(int i) const;
   absl::StatusOr<double> ConstScalar(int i) const;
+  // Integers that later opsets pass as constant input `i` and earlier ones
+  // as attribute `attr` (axes, pads, ...): whichever the node has.
+  absl::StatusOr<std::vector<int64_t>> IntsFromInputOrAttr(int i, const std::string& attr,
+                                                           std::vector<int64_t> fallback) const;
 
   bool HasAttr(const std::string& name) const;
   absl::StatusOr<int64_t> Int(const std::string& name, int64_t fallback) const;

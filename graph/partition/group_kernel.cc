@@ -43,6 +43,16 @@ bool AllEqual(const std::vector<int64_t>& v) {
   return true;
 }
 
+// A convolution's optional third input, its bias, as the library's epilogue.
+std::optional<LibraryRoot> WithBias(const Graph& g, const Node& n, int64_t K, Inputs& in, LibraryRoot root) {
+  if (n.inputs.size() <= 2) return root;
+  auto biased = te::ops::ApplyEpilogue("bias", root.built, {in.Add(g, n.inputs[2], {K})});
+  if (!biased.ok()) return std::nullopt;
+  root.built = *biased;
+  root.epilogues.push_back("bias");
+  return root;
+}
+
 std::optional<LibraryRoot> ConvRoot(const Graph& g, const Node& n, const Conv& c, Inputs& in) {
   const Value& x = g.values[n.inputs[0]];
   const Value& w = g.values[n.inputs[1]];
@@ -72,13 +82,7 @@ std::optional<LibraryRoot> ConvRoot(const Graph& g, const Node& n, const Conv& c
   }
   if (!built.ok()) return std::nullopt;
   root.built = *built;
-  if (n.inputs.size() > 2) {
-    auto biased = te::ops::ApplyEpilogue("bias", root.built, {in.Add(g, n.inputs[2], {K})});
-    if (!biased.ok()) return std::nullopt;
-    root.built = *biased;
-    root.epilogues.push_back("bias");
-  }
-  return root;
+  return WithBias(g, n, K, in, std::move(root));
 }
 
 std::optional<LibraryRoot> ConvTransposeRoot(const Graph& g, const Node& n, const ConvTranspose& c, Inputs& in) {
@@ -104,13 +108,7 @@ std::optional<LibraryRoot> ConvTransposeRoot(const Graph& g, const Node& n, cons
   root.op = "conv2d_transpose";
   root.keys = {{"N", N}, {"C", C}, {"H", H}, {"W", W}, {"K", K}, {"R", R}, {"S", S},
                {"stride", stride}, {"pad", pad}, {"output_padding", op_h}};
-  if (n.inputs.size() > 2) {
-    auto biased = te::ops::ApplyEpilogue("bias", root.built, {in.Add(g, n.inputs[2], {K})});
-    if (!biased.ok()) return std::nullopt;
-    root.built = *biased;
-    root.epilogues.push_back("bias");
-  }
-  return root;
+  return WithBias(g, n, K, in, std::move(root));
 }
 
 std::optional<LibraryRoot> MatMulRoot(const Graph& g, const Node& n, Inputs& in) {

@@ -1,7 +1,6 @@
 // Generated models end to end through the graph layer: import, passes,
-// fusion, tasks, the executor. Each model's executor output is compared
-// with the model evaluated node by node by the reference interpreter, which
-// shares neither the fusion, the library kernels nor the memory plan.
+// fusion, tasks, the executor (ExpectExecutorMatchesInterpreter, in
+// model_testing.h), and what the passes and the partition make of them.
 #include <filesystem>
 
 #include "absl/container/flat_hash_map.h"
@@ -27,53 +26,6 @@ Model MustBuild(const testing::OnnxBuilder& b, const std::string& name) {
   auto model = BuildModel(*std::move(graph), name);
   EXPECT_TRUE(model.ok()) << model.status();
   return *std::move(model);
-}
-
-// The unfused graph, one node at a time, by the interpreter.
-std::vector<te::NDArray> NodeByNode(const Graph& imported, const std::vector<te::NDArray>& inputs) {
-  Graph g = imported;
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    auto copy = inputs[i].Copy();
-    g.values[g.inputs[i]].constant = std::make_shared<const te::NDArray>(*std::move(copy));
-  }
-  for (const Node& n : g.nodes) {
-    auto v = EvaluateNode(g, n);
-    EXPECT_TRUE(v.ok()) << n.name << ": " << v.status();
-    if (!v.ok()) return {};
-    g.values[n.output].constant = std::make_shared<const te::NDArray>(*std::move(v));
-  }
-  std::vector<te::NDArray> out;
-  for (ValueId id : g.outputs) out.push_back(*g.values[id].constant->Copy());
-  return out;
-}
-
-std::vector<te::NDArray> RandomInputs(const Graph& g) {
-  std::vector<te::NDArray> inputs;
-  for (ValueId id : g.inputs) {
-    auto a = te::NDArray::Empty(g.values[id].dtype, g.values[id].shape);
-    a->FillRandom(7 + id);
-    inputs.push_back(*std::move(a));
-  }
-  return inputs;
-}
-
-void ExpectExecutorMatchesInterpreter(const testing::OnnxBuilder& b) {
-  auto imported = ImportOnnxModel(b.model());
-  ASSERT_TRUE(imported.ok()) << imported.status();
-  Model model = MustBuild(b, "m");
-  auto compiled = CompiledModel::Compile(model, nullptr);
-  ASSERT_TRUE(compiled.ok()) << compiled.status();
-  std::vector<te::NDArray> inputs = RandomInputs(model.graph);
-  auto got = (*compiled)->Run(inputs);
-  ASSERT_TRUE(got.ok()) << got.status();
-  std::vector<te::NDArray> want = NodeByNode(*imported, inputs);
-  ASSERT_EQ(got->size(), want.size());
-  for (size_t o = 0; o < want.size(); ++o) EXPECT_EQ(Mismatch((*got)[o], want[o]), "") << "output " << o;
-  // Running twice gives the same answer (the arena holds no stale state
-  // that matters).
-  auto again = (*compiled)->Run(inputs);
-  ASSERT_TRUE(again.ok());
-  for (size_t o = 0; o < want.size(); ++o) EXPECT_EQ(Mismatch((*again)[o], want[o]), "");
 }
 
 TEST(ModelTest, ResidualBlocksRunLikeTheInterpreter) { ExpectExecutorMatchesInterpreter(testing::ResidualBlocks()); }

@@ -7,7 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "graph/executor/compiled_model.h"
 #include "graph/model/model.h"
+#include "graph/lower/evaluate_node.h"
+#include "graph/onnx/import.h"
 #include "graph/onnx/tensor_proto.h"
+#include "common/te/workload.h"
+#include "gtest/gtest.h"
 
 namespace tuneforge::graph {
 
@@ -90,6 +94,54 @@ CaseOutcome RunBackendCase(const std::string& dir) {
   }
   if (sets == 0) return {CaseOutcome::kFailed, "no test_data_set_0"};
   return {CaseOutcome::kPassed, ""};
+}
+
+namespace {
+
+std::vector<te::NDArray> NodeByNode(const Graph& imported, const std::vector<te::NDArray>& inputs) {
+  Graph g = imported;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    g.values[g.inputs[i]].constant = std::make_shared<const te::NDArray>(*inputs[i].Copy());
+  for (const Node& n : g.nodes) {
+    auto v = EvaluateNode(g, n);
+    EXPECT_TRUE(v.ok()) << n.name << ": " << v.status();
+    if (!v.ok()) return {};
+    g.values[n.output].constant = std::make_shared<const te::NDArray>(*std::move(v));
+  }
+  std::vector<te::NDArray> out;
+  for (ValueId id : g.outputs) out.push_back(*g.values[id].constant->Copy());
+  return out;
+}
+
+}  // namespace
+
+void ExpectExecutorMatchesInterpreter(const testing::OnnxBuilder& b) {
+  auto imported = ImportOnnxModel(b.model());
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  auto model = BuildModel(*imported, "m");
+  ASSERT_TRUE(model.ok()) << model.status();
+  for (const ModelTask& t : model->tasks) {
+    if (!t.spec.empty()) continue;
+    auto parsed = te::ParseDefinition(t.definition, "task");
+    ASSERT_TRUE(parsed.ok()) << t.name << ": " << parsed.status();
+    EXPECT_EQ(parsed->dag->workload_key(), t.workload_key) << t.name;
+  }
+  auto compiled = CompiledModel::Compile(*model, nullptr);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  std::vector<te::NDArray> inputs;
+  for (ValueId id : imported->inputs) {
+    auto a = te::NDArray::Empty(imported->values[id].dtype, imported->values[id].shape);
+    a->FillRandom(7 + id);
+    inputs.push_back(*std::move(a));
+  }
+  std::vector<te::NDArray> want = NodeByNode(*imported, inputs);
+  // Twice: the arena must hold no state that changes an answer.
+  for (int run = 0; run < 2; ++run) {
+    auto got = (*compiled)->Run(inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), want.size());
+    for (size_t o = 0; o < want.size(); ++o) EXPECT_EQ(Mismatch((*got)[o], want[o]), "") << "output " << o;
+  }
 }
 
 }  // namespace tuneforge::graph
