@@ -173,6 +173,15 @@ TEST(ModelCliTest, SubmitModelRunsOnAClusterAndStatusShowsEachTask) {
     EXPECT_EQ(t["weight"], 2.0) << t.dump();
     EXPECT_GT(t["trials"].get<int>(), 0) << t.dump();
   }
+  // tune --model against the cluster: it runs the model with the server's
+  // records afterwards (the job above tuned the same tasks).
+  std::vector<std::string> tune = {"tune", "--model", model, "--trials", "8", "--batch", "4"};
+  tune.insert(tune.end(), kQuickMeasure.begin(), kQuickMeasure.end());
+  CliResult t = (*cluster)->RunCliOnServer(tune, absl::Seconds(180));
+  ASSERT_EQ(t.exit_code, 0) << t.err << t.out;
+  EXPECT_EQ(t.json["untuned_tasks"], 0) << t.out;
+  EXPECT_EQ(t.json["outputs_checked"], true);
+  EXPECT_THAT(t.json["records"].get<std::string>(), HasSubstr("server"));
 }
 
 }  // namespace

@@ -50,15 +50,15 @@ TEST(OnnxConformanceTest, NodeCasesWithSupportedOpsMatchTheirStoredOutputs) {
   if (!fs::exists(kTestData)) GTEST_SKIP() << "libonnx-testdata is not installed (deploy/setup.sh installs it)";
   Tally t = RunSuite("node");
   EXPECT_TRUE(t.failures.empty()) << t.failures.size() << " supported cases failed (listed above)";
-  // The importer covers the ops the issue lists: far from nothing passes.
-  EXPECT_GE(t.passed, 150);
+  // What the importer covers today: a drop is a regression, not noise.
+  EXPECT_GE(t.passed, 320);
 }
 
 TEST(OnnxConformanceTest, PytorchConvertedCasesWithSupportedOpsMatchTheirStoredOutputs) {
   if (!fs::exists(kTestData)) GTEST_SKIP() << "libonnx-testdata is not installed (deploy/setup.sh installs it)";
   Tally t = RunSuite("pytorch-converted");
   EXPECT_TRUE(t.failures.empty()) << t.failures.size() << " supported cases failed (listed above)";
-  EXPECT_GE(t.passed, 20);
+  EXPECT_GE(t.passed, 75);
 }
 
 }  // namespace
