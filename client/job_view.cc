@@ -76,7 +76,7 @@ Json ScheduleTextToJson(const std::string& text) {
 }
 
 Json JobToJson(const v1::Job& job) {
-  bool has_best = job.best_gflops() > 0;
+  bool has_best = job.best_seconds() > 0;
   return Json{{"job", job.id()},
               {"state", client::JobStateName(job.state())},
               {"trials_done", job.trials_done()},
@@ -108,7 +108,7 @@ std::string NoCandidateSucceeded(const v1::Job& job) {
 }
 
 std::string JobToText(const v1::Job& job) {
-  std::string best = job.best_gflops() > 0
+  std::string best = job.best_seconds() > 0
                          ? absl::StrFormat("best %.1f GFLOPS (%.3f ms)", job.best_gflops(),
                                            job.best_seconds() * 1e3)
                          : "no best yet";
@@ -124,7 +124,7 @@ std::string JobToText(const v1::Job& job) {
 std::string ProgressLine(const v1::Job& job, double eta_s) {
   int batch = job.spec().batch_size() > 0 ? job.spec().batch_size() : kDefaultBatch;
   int round = (job.trials_done() + batch - 1) / batch;
-  std::string best = job.best_gflops() > 0
+  std::string best = job.best_seconds() > 0
                          ? absl::StrFormat("best %.1f GFLOPS (%.3g ms)", job.best_gflops(),
                                            job.best_seconds() * 1e3)
                          : "no correct candidate yet";

@@ -92,7 +92,7 @@ absl::StatusOr<TuneSession> OpenSession(const TuneArgs& args, const std::string&
 
 Json TuneJson(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession& session,
               double wall_s, bool continued) {
-  bool has_best = job.best_gflops() > 0;
+  bool has_best = job.best_seconds() > 0;
   return Json{{"best_gflops", job.best_gflops()},
               {"best_seconds", has_best ? Json(job.best_seconds()) : Json()},
               {"trials", job.trials_done()},
@@ -113,7 +113,7 @@ Json TuneJson(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession
 std::string TuneText(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession& session,
                      double wall_s) {
   const std::string& workload = spec.workloads[0].parsed.spec;
-  if (job.best_gflops() <= 0)
+  if (job.best_seconds() <= 0)
     return absl::StrFormat(
         "no correct candidate in %d trials (%d errors) after %.1f s (job %s); try more --trials",
         job.trials_done(), job.errors(), wall_s, job.id());

@@ -70,6 +70,20 @@ TEST(ModelCliTest, TuneModelTunesEveryTaskAndRunUsesTheTunedKernels) {
   for (const auto& k : r.json["kernels"]) EXPECT_EQ(k["tuned"], true) << k.dump();
 }
 
+TEST(ModelCliTest, AnAttentionBlockTunesEndToEndAndItsOutputsMatch) {
+  std::string dir = MakeTempDir();
+  std::string model = SaveModel(dir, graph::testing::AttentionBlock(8, 16, 2), "attention");
+  std::vector<std::string> args = {"tune", "--model", model, "--trials", "24", "--batch", "8",
+                                   "--db", dir + "/a.db", "--json"};
+  args.insert(args.end(), kQuickMeasure.begin(), kQuickMeasure.end());
+  CliResult t = RunCliIn(dir, args, absl::Seconds(400));
+  ASSERT_EQ(t.exit_code, 0) << t.err << t.out;
+  EXPECT_EQ(t.json["outputs_checked"], true) << t.out;
+  EXPECT_GT(t.json["tasks"].get<int>(), 5);
+  EXPECT_LT(t.json["untuned_tasks"].get<int>(), t.json["tasks"].get<int>());
+  EXPECT_LT(t.json["max_abs_error"].get<double>(), 1e-3);
+}
+
 TEST(ModelCliTest, RunChecksAgainstTheModelsTestDataWhenItsFolderHasSome) {
   const std::string model = "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding/model.onnx";
   if (!std::filesystem::exists(model)) GTEST_SKIP() << "libonnx-testdata is not installed";
