@@ -49,12 +49,12 @@ TEST(ModelCliTest, RunWithoutRecordsUsesUnscheduledKernelsAndSaysSo) {
 TEST(ModelCliTest, TuneModelTunesEveryTaskAndRunUsesTheTunedKernels) {
   std::string dir = MakeTempDir();
   std::string model = SaveModel(dir, graph::testing::Mlp(4, 32, 64, 10), "mlp");
-  std::vector<std::string> args = {"tune", "--model", model, "--trials", "24", "--batch", "4",
+  std::vector<std::string> args = {"tune", "--model", model, "--trials", "16", "--batch", "4",
                                    "--db", dir + "/m.db", "--json"};
   args.insert(args.end(), kQuickMeasure.begin(), kQuickMeasure.end());
   CliResult t = RunCliIn(dir, args, absl::Seconds(300));
   ASSERT_EQ(t.exit_code, 0) << t.err << t.out;
-  EXPECT_EQ(t.json["trials"], 24);
+  EXPECT_EQ(t.json["trials"], 16);
   EXPECT_EQ(t.json["outputs_checked"], true);
   const int tasks = t.json["tasks"].get<int>();
   EXPECT_GE(tasks, 4);  // three dense layers (two share no shape) and the softmax
@@ -73,8 +73,9 @@ TEST(ModelCliTest, TuneModelTunesEveryTaskAndRunUsesTheTunedKernels) {
 TEST(ModelCliTest, AnAttentionBlockTunesEndToEndAndItsOutputsMatch) {
   std::string dir = MakeTempDir();
   std::string model = SaveModel(dir, graph::testing::AttentionBlock(8, 16, 2), "attention");
+  // The random policy: this test is about the model's path, not the search.
   std::vector<std::string> args = {"tune", "--model", model, "--trials", "24", "--batch", "8",
-                                   "--db", dir + "/a.db", "--json"};
+                                   "--policy", "random", "--db", dir + "/a.db", "--json"};
   args.insert(args.end(), kQuickMeasure.begin(), kQuickMeasure.end());
   CliResult t = RunCliIn(dir, args, absl::Seconds(400));
   ASSERT_EQ(t.exit_code, 0) << t.err << t.out;
@@ -126,7 +127,8 @@ TEST(ModelCliTest, CompiledModelRunsFromACProgramWithoutTuneforge) {
   graph::testing::OnnxBuilder blocks = graph::testing::ResidualBlocks(8, 10, 10);
   std::string model = SaveModel(dir, blocks, "blocks");
   // Tune a little first so that the library holds tuned kernels too.
-  std::vector<std::string> tune = {"tune", "--model", model, "--trials", "8", "--batch", "4", "--db", dir + "/m.db"};
+  std::vector<std::string> tune = {"tune", "--model", model, "--trials", "8", "--batch", "4", "--policy", "random",
+                                   "--db", dir + "/m.db"};
   tune.insert(tune.end(), kQuickMeasure.begin(), kQuickMeasure.end());
   ASSERT_EQ(RunCliIn(dir, tune, absl::Seconds(300)).exit_code, 0);
   CliResult c = RunCliIn(dir, {"compile", "--model", model, "--out", dir + "/lib", "--name", "model", "--db",
@@ -172,7 +174,7 @@ TEST(ModelCliTest, SubmitModelRunsOnAClusterAndStatusShowsEachTask) {
   ASSERT_TRUE((*cluster)->StartWorker().ok());
   std::string dir = MakeTempDir();
   std::string model = SaveModel(dir, graph::testing::ResidualBlocks(8, 6, 6), "blocks");
-  std::vector<std::string> args = {"submit", "--model", model, "--trials", "16", "--batch", "4"};
+  std::vector<std::string> args = {"submit", "--model", model, "--trials", "16", "--batch", "4", "--policy", "random"};
   args.insert(args.end(), kQuickMeasure.begin(), kQuickMeasure.end());
   CliResult s = (*cluster)->RunCliOnServer(args);
   ASSERT_EQ(s.exit_code, 0) << s.err << s.out;
@@ -189,7 +191,7 @@ TEST(ModelCliTest, SubmitModelRunsOnAClusterAndStatusShowsEachTask) {
   }
   // tune --model against the cluster: it runs the model with the server's
   // records afterwards (the job above tuned the same tasks).
-  std::vector<std::string> tune = {"tune", "--model", model, "--trials", "8", "--batch", "4"};
+  std::vector<std::string> tune = {"tune", "--model", model, "--trials", "8", "--batch", "4", "--policy", "random"};
   tune.insert(tune.end(), kQuickMeasure.begin(), kQuickMeasure.end());
   CliResult t = (*cluster)->RunCliOnServer(tune, absl::Seconds(180));
   ASSERT_EQ(t.exit_code, 0) << t.err << t.out;
