@@ -7,38 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
-#include "graph/onnx/tensor_proto.h"
+#include "graph/onnx/test_data.h"
 
 namespace tuneforge::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Inputs and expected outputs of one data set.
-struct DataSet {
-  std::vector<te::NDArray> inputs, outputs;
-};
-
-absl::StatusOr<std::vector<DataSet>> ReadTestData(const graph::Graph& g, const fs::path& dir) {
-  std::vector<DataSet> sets;
-  for (int s = 0;; ++s) {
-    fs::path set = dir / absl::StrCat("test_data_set_", s);
-    if (!fs::exists(set)) break;
-    DataSet d;
-    for (size_t i = 0; i < g.inputs.size(); ++i) {
-      auto a = graph::onnx_import::ReadTensorFile((set / absl::StrCat("input_", i, ".pb")).string());
-      if (!a.ok()) return a.status();
-      d.inputs.push_back(*std::move(a));
-    }
-    for (size_t o = 0; o < g.outputs.size(); ++o) {
-      auto a = graph::onnx_import::ReadTensorFile((set / absl::StrCat("output_", o, ".pb")).string());
-      if (!a.ok()) return a.status();
-      d.outputs.push_back(*std::move(a));
-    }
-    sets.push_back(std::move(d));
-  }
-  return sets;
-}
 
 absl::StatusOr<std::vector<te::NDArray>> RandomInputs(const graph::Graph& g, uint64_t seed) {
   std::vector<te::NDArray> inputs;
@@ -110,12 +84,13 @@ absl::StatusOr<ModelRunReport> RunModel(const graph::Model& model, const std::st
   for (const graph::KernelInfo& k : r.kernels) r.untuned_tasks += k.tuned ? 0 : 1;
   r.arena_bytes = m.memory_plan().arena_bytes;
 
-  auto sets = ReadTestData(model.graph, fs::path(model_path).parent_path());
+  auto sets = graph::ReadTestDataSets(fs::path(model_path).parent_path().string(), model.graph.inputs.size(),
+                                      model.graph.outputs.size());
   if (!sets.ok()) return sets.status();
   std::vector<te::NDArray> timing_inputs;
   if (!sets->empty()) {
     r.checked_against = absl::StrCat("the model's test data (", sets->size(), " set", sets->size() > 1 ? "s" : "", ")");
-    for (DataSet& d : *sets) {
+    for (graph::TestDataSet& d : *sets) {
       auto out = m.Run(d.inputs);
       if (!out.ok()) return out.status();
       for (size_t o = 0; o < out->size(); ++o) Check((*out)[o], d.outputs[o], o, &r);

@@ -27,6 +27,17 @@ struct Inputs {
     return t;
   }
   Tensor Add(const Graph& g, ValueId v) { return Add(g, v, g.values[v].shape); }
+  // The kernel's arguments: the value behind each placeholder `dag` reads,
+  // in its InputOps() order (a bound tensor no stage reads is left out),
+  // then `output`.
+  std::vector<ValueId> ArgsOf(const te::ComputeDag& dag, ValueId output) const {
+    std::vector<ValueId> args;
+    for (int op_index : dag.InputOps())
+      for (const auto& [t, v] : bound)
+        if (t.get() == dag.ops()[op_index].get()) args.push_back(v);
+    args.push_back(output);
+    return args;
+  }
 };
 
 // The library op at a group's root: the op's spec name and keys.
@@ -242,10 +253,7 @@ std::optional<GroupKernel> LibraryKernel(const Graph& g, const Group& group) {
   auto parsed = te::ParseWorkload(absl::StrCat(op, ":", absl::StrJoin(keys, ",")));
   if (parsed.ok() && parsed->dag->canonical_text() == kernel.dag->canonical_text())
     kernel.spec = parsed->spec;
-  for (int op_index : kernel.dag->InputOps())
-    for (const auto& [t, v] : in.bound)
-      if (t.get() == kernel.dag->ops()[op_index].get()) kernel.args.push_back(v);
-  kernel.args.push_back(group.output);
+  kernel.args = in.ArgsOf(*kernel.dag, group.output);
   return kernel;
 }
 
@@ -275,10 +283,7 @@ absl::StatusOr<GroupKernel> GenericKernel(const Graph& g, const Group& group) {
   GroupKernel kernel;
   kernel.dag = std::make_shared<const te::ComputeDag>(*std::move(dag));
   kernel.name = absl::StrJoin(ops, "+");
-  for (int op_index : kernel.dag->InputOps())
-    for (const auto& [t, v] : in.bound)
-      if (t.get() == kernel.dag->ops()[op_index].get()) kernel.args.push_back(v);
-  kernel.args.push_back(group.output);
+  kernel.args = in.ArgsOf(*kernel.dag, group.output);
   return kernel;
 }
 

@@ -10,6 +10,7 @@
 #include "graph/lower/evaluate_node.h"
 #include "graph/onnx/import.h"
 #include "graph/onnx/tensor_proto.h"
+#include "graph/onnx/test_data.h"
 #include "common/te/workload.h"
 #include "gtest/gtest.h"
 
@@ -71,28 +72,20 @@ CaseOutcome RunBackendCase(const std::string& dir) {
             std::string(model.status().message())};
   auto compiled = CompiledModel::Compile(*model, nullptr);
   if (!compiled.ok()) return {CaseOutcome::kFailed, std::string(compiled.status().message())};
-  int sets = 0;
-  for (int s = 0;; ++s) {
-    fs::path set = fs::path(dir) / absl::StrCat("test_data_set_", s);
-    if (!fs::exists(set)) break;
-    ++sets;
-    std::vector<te::NDArray> inputs;
-    // Frozen inputs are the last ones of the file's list (all but the first).
-    for (size_t i = 0; i < (*compiled)->graph().inputs.size(); ++i) {
-      auto a = onnx_import::ReadTensorFile((set / absl::StrCat("input_", i, ".pb")).string());
-      if (!a.ok()) return {CaseOutcome::kFailed, std::string(a.status().message())};
-      inputs.push_back(*std::move(a));
-    }
-    auto outputs = (*compiled)->Run(inputs);
+  // Frozen inputs are the last ones of the file's list (all but the first):
+  // the model's remaining inputs are the first ones.
+  const Graph& g = (*compiled)->graph();
+  auto sets = ReadTestDataSets(dir, g.inputs.size(), g.outputs.size());
+  if (!sets.ok()) return {CaseOutcome::kFailed, std::string(sets.status().message())};
+  if (sets->empty()) return {CaseOutcome::kFailed, "no test_data_set_0"};
+  for (TestDataSet& set : *sets) {
+    auto outputs = (*compiled)->Run(set.inputs);
     if (!outputs.ok()) return {CaseOutcome::kFailed, std::string(outputs.status().message())};
     for (size_t o = 0; o < outputs->size(); ++o) {
-      auto want = onnx_import::ReadTensorFile((set / absl::StrCat("output_", o, ".pb")).string());
-      if (!want.ok()) return {CaseOutcome::kFailed, std::string(want.status().message())};
-      std::string m = Mismatch((*outputs)[o], *want);
+      std::string m = Mismatch((*outputs)[o], set.outputs[o]);
       if (!m.empty()) return {CaseOutcome::kFailed, absl::StrCat("output ", o, ": ", m)};
     }
   }
-  if (sets == 0) return {CaseOutcome::kFailed, "no test_data_set_0"};
   return {CaseOutcome::kPassed, ""};
 }
 

@@ -20,28 +20,11 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Small instances: one or more per op of the table, epilogue chains, dtypes.
-const char* const kSpecs[] = {
-    "matmul:M=3,N=4,K=5",
-    "batch_matmul:B=2,M=3,N=4,K=5",
-    "dense:M=3,N=4,K=5",
-    "conv1d:N=1,C=4,W=9,K=2,S=3,stride=2,pad=2,dilation=2,groups=2",
-    "conv2d:N=1,C=3,H=6,W=5,K=2,R=3,S=2,pad=1",
-    "conv2d:N=1,C=4,H=9,W=9,K=6,R=3,S=3,stride=3,pad=2,dilation=2,groups=2",
-    "conv3d:N=1,C=2,D=4,H=4,W=4,K=2,T=2,R=3,S=3,stride=2,pad=1",
+// Beyond optest::OpSamples() (one or more per op of the table): more
+// variants, epilogue chains, dtypes.
+const char* const kMoreSpecs[] = {
     "depthwise_conv2d:N=1,C=4,H=8,W=8,R=3,S=3,stride=2,pad=1",
-    "depthwise_conv2d:N=1,C=3,H=7,W=7,R=3,S=3,stride=2,pad=1,dilation=2,M=2",
-    "conv2d_transpose:N=1,C=2,H=3,W=3,K=2,R=3,S=3,stride=2,pad=1,output_padding=1",
-    "conv2d_transpose:N=1,C=1,H=4,W=4,K=1,R=2,S=2,stride=2,pad=2",
-    "capsule_conv2d:N=1,H=5,W=5,C=2,K=2,R=3,S=3,stride=2,pad=1,capsule=2",
-    "max_pool2d:N=1,C=2,H=5,W=5,R=3,S=3,stride=2,pad=1",  // pads with -inf
-    "avg_pool2d:N=1,C=2,H=5,W=5,R=2,S=2,stride=2",
     "avg_pool2d:N=1,C=2,H=5,W=5,R=3,S=3,pad=1",
-    "softmax:M=3,N=5",
-    "norm:M=3,N=5",
-    "layer_norm:M=3,N=5",
-    "relu:N=1,C=3,H=2,W=2",
-    "add:M=3,N=4",
     // Epilogue chains.
     "conv2d+bias+relu:N=1,C=3,H=6,W=6,K=4,R=3,S=3,pad=1",
     "dense+bias+gelu:M=3,N=4,K=5",
@@ -66,6 +49,13 @@ const char* const kSpecs[] = {
     "norm:M=3,N=5,dtype=float64",
     "relu:N=1,C=3,H=2,W=2,dtype=int8",
 };
+
+// Every spec the printer tests walk.
+std::vector<std::string> Specs() {
+  std::vector<std::string> specs = optest::OpSamples();
+  specs.insert(specs.end(), std::begin(kMoreSpecs), std::end(kMoreSpecs));
+  return specs;
+}
 
 // Prints `dag`, reads the text back and expects the same canonical text and
 // key; printing the read-back DAG gives the same text again.
@@ -95,7 +85,7 @@ Tensor MustCompute(std::string name, std::vector<int64_t> shape, const ComputeFn
 
 TEST(DefinitionPrinterTest, EveryOpAndEpilogueIsSampled) {
   absl::flat_hash_set<std::string> ops, epilogues;
-  for (std::string spec : kSpecs) {
+  for (const std::string& spec : Specs()) {
     std::string names = spec.substr(0, spec.find(':'));
     ops.insert(names.substr(0, names.find('+')));
     for (size_t plus = names.find('+'); plus != std::string::npos; plus = names.find('+', plus + 1))
@@ -107,7 +97,7 @@ TEST(DefinitionPrinterTest, EveryOpAndEpilogueIsSampled) {
 }
 
 TEST(DefinitionPrinterTest, LibraryOpsReadBackWithTheirKey) {
-  for (const char* spec : kSpecs) {
+  for (const std::string& spec : Specs()) {
     Workload w = optest::MustParse(spec);
     ASSERT_NE(w.dag, nullptr) << spec;
     ExpectRoundTrip(*w.dag, spec);

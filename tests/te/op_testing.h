@@ -14,6 +14,32 @@
 
 namespace tuneforge::te::optest {
 
+// Small instances of every op of the table, several per op where parameters
+// change the index math (the ops-table and printer tests walk them).
+inline const std::vector<std::string>& OpSamples() {
+  static const std::vector<std::string> samples = {
+    "matmul:M=3,N=4,K=5",
+    "batch_matmul:B=2,M=3,N=4,K=5",
+    "dense:M=3,N=4,K=5",
+    "conv1d:N=1,C=4,W=9,K=2,S=3,stride=2,pad=2,dilation=2,groups=2",
+    "conv2d:N=1,C=3,H=6,W=5,K=2,R=3,S=2,pad=1",
+    "conv2d:N=1,C=4,H=9,W=9,K=6,R=3,S=3,stride=3,pad=2,dilation=2,groups=2",
+    "conv3d:N=1,C=2,D=4,H=4,W=4,K=2,T=2,R=3,S=3,stride=2,pad=1",
+    "depthwise_conv2d:N=1,C=3,H=7,W=7,R=3,S=3,stride=2,pad=1,dilation=2,M=2",
+    "conv2d_transpose:N=1,C=2,H=3,W=3,K=2,R=3,S=3,stride=2,pad=1,output_padding=1",
+    "conv2d_transpose:N=1,C=1,H=4,W=4,K=1,R=2,S=2,stride=2,pad=2",
+    "capsule_conv2d:N=1,H=5,W=5,C=2,K=2,R=3,S=3,stride=2,pad=1,capsule=2",
+    "max_pool2d:N=1,C=2,H=5,W=5,R=3,S=3,stride=2,pad=1",
+    "avg_pool2d:N=1,C=2,H=5,W=5,R=2,S=2,stride=2",
+    "softmax:M=3,N=5",
+    "norm:M=3,N=5",
+    "layer_norm:M=3,N=5",
+    "relu:N=1,C=3,H=2,W=2",
+    "add:M=3,N=4",
+  };
+  return samples;
+}
+
 inline Workload MustParse(const std::string& spec) {
   absl::StatusOr<Workload> w = ParseWorkload(spec);
   EXPECT_TRUE(w.ok()) << spec << ": " << w.status();

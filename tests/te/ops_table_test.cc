@@ -12,36 +12,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Small instances, several per op where parameters change the index math.
-const char* const kSamples[] = {
-    "matmul:M=3,N=4,K=5",
-    "batch_matmul:B=2,M=3,N=4,K=5",
-    "dense:M=3,N=4,K=5",
-    "conv1d:N=1,C=4,W=9,K=2,S=3,stride=2,pad=2,dilation=2,groups=2",
-    "conv2d:N=1,C=3,H=6,W=5,K=2,R=3,S=2,pad=1",
-    "conv2d:N=1,C=4,H=9,W=9,K=6,R=3,S=3,stride=3,pad=2,dilation=2,groups=2",
-    "conv3d:N=1,C=2,D=4,H=4,W=4,K=2,T=2,R=3,S=3,stride=2,pad=1",
-    "depthwise_conv2d:N=1,C=3,H=7,W=7,R=3,S=3,stride=2,pad=1,dilation=2,M=2",
-    "conv2d_transpose:N=1,C=2,H=3,W=3,K=2,R=3,S=3,stride=2,pad=1,output_padding=1",
-    "conv2d_transpose:N=1,C=1,H=4,W=4,K=1,R=2,S=2,stride=2,pad=2",
-    "capsule_conv2d:N=1,H=5,W=5,C=2,K=2,R=3,S=3,stride=2,pad=1,capsule=2",
-    "max_pool2d:N=1,C=2,H=5,W=5,R=3,S=3,stride=2,pad=1",
-    "avg_pool2d:N=1,C=2,H=5,W=5,R=2,S=2,stride=2",
-    "softmax:M=3,N=5",
-    "norm:M=3,N=5",
-    "layer_norm:M=3,N=5",
-    "relu:N=1,C=3,H=2,W=2",
-    "add:M=3,N=4",
-};
-
 TEST(OpsTableTest, EveryOpHasASample) {
   absl::flat_hash_set<std::string> sampled;
-  for (const char* spec : kSamples) sampled.insert(std::string(spec).substr(0, std::string(spec).find(':')));
+  for (const std::string& spec : optest::OpSamples()) sampled.insert(spec.substr(0, spec.find(':')));
   for (const OpInfo& op : ListOps()) EXPECT_TRUE(sampled.contains(op.name)) << op.name;
 }
 
 TEST(OpsTableTest, EveryReadStaysInsideItsTensor) {
-  for (const char* spec : kSamples) {
+  for (const std::string& spec : optest::OpSamples()) {
     Workload w = optest::MustParse(spec);
     ASSERT_NE(w.dag, nullptr) << spec;
     for (const Tensor& op : w.dag->ops()) {
@@ -68,7 +46,7 @@ TEST(OpsTableTest, EveryOpAndKeyIsDocumented) {
 }
 
 TEST(OpsTableTest, EveryOpAcceptsEveryNumericDtype) {
-  for (const char* spec : kSamples) {
+  for (const std::string& spec : optest::OpSamples()) {
     std::string op = std::string(spec).substr(0, std::string(spec).find(':'));
     bool float_only = op == "softmax" || op == "norm" || op == "layer_norm";
     for (const char* dtype : {"float64", "int32"}) {
