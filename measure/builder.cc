@@ -53,11 +53,12 @@ absl::StatusOr<std::vector<ArgSpec>> KernelArgs(const te::ComputeDag& dag,
                                                 const lower::LoweredFunc& func) {
   const std::vector<int> ops = dag.ArgumentOps();
   const size_t num_inputs = dag.InputOps().size();
-  if (func.args.size() != ops.size())
+  if (func.args.size() != ops.size() + func.num_packed)
     return absl::InternalError(absl::StrCat("kernel '", func.name, "' takes ", func.args.size(),
                                             " buffers but the workload has ", num_inputs,
-                                            " inputs and ", ops.size() - num_inputs,
-                                            " outputs; lowering must pass exactly those"));
+                                            " inputs and ", ops.size() - num_inputs, " outputs and ",
+                                            func.num_packed,
+                                            " packed constants; lowering must pass exactly those"));
   std::vector<ArgSpec> specs;
   for (size_t i = 0; i < ops.size(); ++i) {
     const te::Tensor& op = dag.op(ops[i]);

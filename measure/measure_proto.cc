@@ -97,6 +97,14 @@ v1::BuiltKernel KernelObjectToProto(const codegen::CompiledObject& object) {
   p.set_symbol(object.symbol);
   p.set_triple(object.triple);
   p.set_object(object.object);
+  p.set_prepack_symbol(object.prepack_symbol);
+  for (const codegen::PackedArg& a : object.packed_args) {
+    v1::PackedArg& q = *p.add_packed_args();
+    q.set_name(a.name);
+    q.set_scalar(static_cast<uint32_t>(a.dtype.scalar));
+    q.set_lanes(a.dtype.lanes);
+    for (int64_t d : a.shape) q.add_shape(d);
+  }
   return p;
 }
 
@@ -105,6 +113,12 @@ codegen::CompiledObject KernelObjectFromProto(const v1::BuiltKernel& proto) {
   o.symbol = proto.symbol();
   o.triple = proto.triple();
   o.object = proto.object();
+  o.prepack_symbol = proto.prepack_symbol();
+  // Checked where they are allocated (the runner's PackedBuffers).
+  for (const v1::PackedArg& q : proto.packed_args())
+    o.packed_args.push_back(codegen::PackedArg{
+        q.name(), te::DType{static_cast<te::ScalarType>(q.scalar()), q.lanes()},
+        std::vector<int64_t>(q.shape().begin(), q.shape().end())});
   return o;
 }
 

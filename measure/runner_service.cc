@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/codegen/compiler.h"
+#include "common/codegen/packed_constants.h"
 #include "common/runtime/parallel.h"
 #include "measure/build_service.h"
 #include "measure/measure_proto.h"
@@ -96,11 +97,19 @@ class RunnerService {
     if (!kernel.ok())
       return MeasureResult::Failure(MeasureErrorKind::kCompileError,
                   absl::StrCat("loading the kernel object failed: ", kernel.status().message()));
+    // Layout rewrite: the constants are packed once, untimed, like a model
+    // does at load time.
+    absl::StatusOr<codegen::PackedConstants> packed = codegen::PackedConstants::Prepare(
+        **kernel, KernelObjectFromProto(request.candidate()).packed_args, w.CandidateArgs());
+    if (!packed.ok())
+      return MeasureResult::Failure(absl::IsResourceExhausted(packed.status()) ? MeasureErrorKind::kOutOfMemory
+                                                                               : MeasureErrorKind::kRunnerError,
+                                    std::string(packed.status().message()));
     auto start = std::chrono::steady_clock::now();
-    MeasureResult reply = Check(**kernel, w);
+    MeasureResult reply = Check(**kernel, w, *packed);
     if (reply.error_kind != MeasureErrorKind::kNone) return reply;
     double check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    Time(**kernel, w, spec, check_s, reply);
+    Time(**kernel, w, *packed, spec, check_s, reply);
     return reply;
   }
 
@@ -132,7 +141,14 @@ class RunnerService {
                absl::StrCat("loading the reference kernel failed: ", kernel.status().message()));
       return false;
     }
-    std::vector<void*> args = w.ReferenceArgs();
+    absl::StatusOr<codegen::PackedConstants> packed = codegen::PackedConstants::Prepare(
+        **kernel, KernelObjectFromProto(reference).packed_args, w.ReferenceArgs());
+    if (!packed.ok()) {
+      failure = MeasureResult::Failure(MeasureErrorKind::kRunnerError,
+                                       absl::StrCat("the reference kernel: ", packed.status().message()));
+      return false;
+    }
+    std::vector<void*> args = packed->Append(w.ReferenceArgs());
     if (int32_t code = (**kernel)(args.data()); code != 0) {
       failure = MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
                      absl::StrCat("the reference kernel returned ", code,
@@ -150,9 +166,10 @@ class RunnerService {
   }
 
   // One run on poisoned outputs, then every output against the reference.
-  MeasureResult Check(const codegen::LoadedKernel& kernel, WorkloadBuffers& w) {
+  MeasureResult Check(const codegen::LoadedKernel& kernel, WorkloadBuffers& w,
+                      codegen::PackedConstants& packed) {
     w.PoisonOutputs();
-    std::vector<void*> args = w.CandidateArgs();
+    std::vector<void*> args = packed.Append(w.CandidateArgs());
     if (int32_t code = kernel(args.data()); code != 0)
       return MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
                   absl::StrCat("the kernel returned ", code,
@@ -190,8 +207,8 @@ class RunnerService {
     return static_cast<int>(std::clamp(fit, 0.0, static_cast<double>(t.repeat)));
   }
 
-  void Time(const codegen::LoadedKernel& kernel, WorkloadBuffers& w, const RunSpec& spec, double check_s,
-            MeasureResult& reply) {
+  void Time(const codegen::LoadedKernel& kernel, WorkloadBuffers& w, codegen::PackedConstants& packed,
+            const RunSpec& spec, double check_s, MeasureResult& reply) {
     int repeat = RepeatsWithinBudget(spec, check_s);
     if (repeat == 0) {
       // Too slow to time within the deadline: its one (checked) run is the
@@ -215,7 +232,7 @@ class RunnerService {
       }
       flusher = flusher_.get();
     }
-    std::vector<void*> args = w.CandidateArgs();
+    std::vector<void*> args = packed.Append(w.CandidateArgs());
     TimingResult t = TimeKernel([&] { return kernel(args.data()); }, timing, flusher);
     reply.number = t.number;
     reply.repeat_seconds = std::move(t.repeat_seconds);

@@ -66,6 +66,19 @@ absl::StatusOr<Compilation> BuildOptimized(const lower::LoweredFunc& func, const
 
 }  // namespace
 
+int64_t PackedArg::bytes() const {
+  int64_t n = dtype.bytes();
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<PackedArg> PackedArgsOf(const lower::LoweredFunc& func) {
+  std::vector<PackedArg> out;
+  for (size_t i = func.args.size() - func.num_packed; i < func.args.size(); ++i)
+    out.push_back(PackedArg{func.args[i]->name, func.args[i]->dtype, func.args[i]->shape});
+  return out;
+}
+
 absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, const Target& target,
                                                const CompileOptions& options) {
   auto start = std::chrono::steady_clock::now();
@@ -78,6 +91,8 @@ absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, c
     return absl::InternalError(absl::StrCat("LLVM failed to generate code: ", *c->llvm_error));
   CompiledObject result;
   result.symbol = func.name;
+  if (func.prepack) result.prepack_symbol = func.prepack_name();
+  result.packed_args = PackedArgsOf(func);
   result.object = *std::move(object);
   result.triple = target.triple;
   result.compile_ms =

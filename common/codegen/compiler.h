@@ -20,12 +20,30 @@ struct CompileOptions {
 
 // A compiled kernel: an ELF relocatable object defining `symbol` with the ABI
 // `int32_t symbol(void** args)` (see lower::LoweredFunc).
+// With layout rewrite (lower::LoweredFunc::prepack) it also defines
+// `prepack_symbol`, with the same ABI, and the kernel takes the packed
+// buffers after its outputs: a caller allocates `packed_args` and calls the
+// prepack function once before the kernel.
+struct PackedArg {
+  std::string name;
+  te::DType dtype;
+  std::vector<int64_t> shape;
+
+  int64_t bytes() const;
+  friend bool operator==(const PackedArg&, const PackedArg&) = default;
+};
+
 struct CompiledObject {
   std::string symbol;
   std::string object;  // bytes
   std::string triple;
   double compile_ms = 0;  // lowered IR -> object
+  std::string prepack_symbol = {};         // empty: no constants are packed
+  std::vector<PackedArg> packed_args = {};  // the kernel's last arguments
 };
+
+// The buffers at the end of `func.args` that its prepack function fills.
+std::vector<PackedArg> PackedArgsOf(const lower::LoweredFunc& func);
 
 absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, const Target& target,
                                                const CompileOptions& options = {});
@@ -41,6 +59,8 @@ class LoadedKernel {
   using Fn = int32_t (*)(void** args);
   virtual ~LoadedKernel() = default;
   virtual Fn fn() const = 0;
+  // Null when the object packs no constants (CompiledObject::prepack_symbol).
+  virtual Fn prepack_fn() const = 0;
   int32_t operator()(void** args) const { return fn()(args); }
 };
 

@@ -19,6 +19,10 @@ struct LowerOptions {
   bool unroll = true;
   // Turn `vectorize` loops into vector expressions (Ramp/Broadcast).
   bool vectorize = true;
+  // Precompute stages that read only constant placeholders (weights) once,
+  // before the kernel runs, into argument buffers in the layout the kernel
+  // reads them (Ansor's layout rewrite): see LoweredFunc::prepack. CPU only.
+  bool hoist_constants = true;
   // Name of the kernel symbol.
   std::string name = "default_function";
 };

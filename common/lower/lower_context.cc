@@ -2,6 +2,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "common/lower/hoist_constants.h"
 #include "common/schedule/effective_body.h"
 #include "common/te/tensor.h"
 
@@ -99,6 +100,7 @@ absl::StatusOr<LowerContext> MakeLowerContext(const schedule::State& state,
     }
   }
   for (int s : dag.ArgumentOps()) ctx.arguments.push_back(ctx.buffers[s]);
+  HoistConstantStages(&ctx);
   return ctx;
 }
 

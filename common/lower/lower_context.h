@@ -13,6 +13,15 @@
 
 namespace tuneforge::lower {
 
+// A stage computed once, before the kernel runs, from constants only (see
+// LoweredFunc::prepack): its values for every iteration of `outer` (the
+// enclosing loops its region moves with, outermost first) side by side in
+// `packed`, shaped [outer extents..., region extents...].
+struct HoistedStage {
+  std::vector<std::pair<te::Var, int64_t>> outer;
+  te::Buffer packed;
+};
+
 struct LowerContext {
   const schedule::State* state = nullptr;
   LowerOptions options;
@@ -25,6 +34,7 @@ struct LowerContext {
   // Stages computed inside (stage, node), in stage order.
   std::map<std::pair<int, int>, std::vector<int>> attached;
   std::vector<int> root_stages;           // non-inlined compute stages at root, in order
+  std::map<int, HoistedStage> hoisted;    // by stage; their buffers end `arguments`
 
   const schedule::Stage& stage(int s) const { return state->stage(s); }
 };

@@ -9,12 +9,9 @@
 
 namespace tuneforge::lower {
 
-absl::StatusOr<LoweredFunc> Lower(const schedule::State& state, const LowerOptions& options) {
-  absl::StatusOr<LowerContext> ctx = MakeLowerContext(state, options);
-  if (!ctx.ok()) return ctx.status();
-  absl::StatusOr<Stmt> nest = BuildLoopNest(*ctx);
-  if (!nest.ok()) return nest.status();
-  Stmt body = *nest;
+namespace {
+
+Stmt RunPasses(Stmt body, const LowerOptions& options) {
   // Flatten first: a vectorized variable then appears once in a flat index,
   // and contiguity is just "coefficient 1".
   body = FlattenBuffers(body);
@@ -28,7 +25,22 @@ absl::StatusOr<LoweredFunc> Lower(const schedule::State& state, const LowerOptio
   if (options.unroll) body = Unroll(body);
   // Again only where a pass ran since (features lower with neither).
   if (options.vectorize || options.unroll) body = SimplifyStmt(body);
-  return LoweredFunc{options.name, ctx->arguments, body};
+  return body;
+}
+
+}  // namespace
+
+absl::StatusOr<LoweredFunc> Lower(const schedule::State& state, const LowerOptions& options) {
+  absl::StatusOr<LowerContext> ctx = MakeLowerContext(state, options);
+  if (!ctx.ok()) return ctx.status();
+  absl::StatusOr<Stmt> nest = BuildLoopNest(*ctx);
+  if (!nest.ok()) return nest.status();
+  LoweredFunc func{options.name, ctx->arguments, RunPasses(*nest, options), Stmt(), 0};
+  if (Stmt prepack = BuildPrepackNest(*ctx)) {
+    func.prepack = RunPasses(prepack, options);
+    func.num_packed = static_cast<int>(ctx->hoisted.size());
+  }
+  return func;
 }
 
 }  // namespace tuneforge::lower

@@ -64,10 +64,16 @@ std::string ToString(const LoweredFunc& func) {
   std::string args = absl::StrJoin(func.args, ", ", [](std::string* o, const Buffer& b) {
     absl::StrAppend(o, b->name, ": ", te::ToString(b->dtype), "[", absl::StrJoin(b->shape, ", "), "]");
   });
-  std::string out = absl::StrCat(func.name, "(", args, ") {\n");
-  std::string body;
-  Print(func.body, 1, &body);
-  return out + body + "}\n";
+  std::string out;
+  if (func.prepack) {  // runs once, before the kernel, on the same arguments
+    absl::StrAppend(&out, "// once, before ", func.name, ": the constants' packed layouts\n",
+                    func.prepack_name(), "(", args, ") {\n");
+    Print(func.prepack, 1, &out);
+    out += "}\n";
+  }
+  absl::StrAppend(&out, func.name, "(", args, ") {\n");
+  Print(func.body, 1, &out);
+  return out + "}\n";
 }
 
 }  // namespace tuneforge::lower

@@ -84,10 +84,21 @@ Stmt MakeLet(Var var, Expr value, Stmt body);
 // A kernel: void-free C ABI `int32_t name(void** args)`, args[i] pointing at
 // the data of `args[i]` buffer; returns 0, or non-zero when a temporary
 // allocation failed.
+//
+// Layout rewrite: where stages read only constant inputs (weights), their
+// values are computed once by `prepack`, a second function over the same
+// `args`, into buffers listed after the outputs (one per such stage, in the
+// layout the kernel reads: one slice per iteration of the loops its region
+// moves with). A caller allocates those, runs `prepack` once after filling
+// the constants, then the kernel as often as it likes.
 struct LoweredFunc {
   std::string name;
-  std::vector<Buffer> args;  // inputs in DAG order, then outputs
+  std::vector<Buffer> args;  // inputs in DAG order, outputs, then packed constants
   Stmt body;
+  Stmt prepack = {};         // null when nothing is precomputed
+  int num_packed = 0;        // the packed buffers at the end of `args`
+
+  std::string prepack_name() const { return name + "_prepack"; }
 };
 
 }  // namespace tuneforge::lower

@@ -141,7 +141,7 @@ std::string Canonical(const std::vector<Tensor>& ops) {
     index[op.get()] = static_cast<int>(i);
     absl::StrAppend(&out, "t", i, ":", ToString(op->dtype), "[", absl::StrJoin(op->shape, ","), "]");
     if (op->is_placeholder()) {
-      absl::StrAppend(&out, "=input\n");
+      absl::StrAppend(&out, op->constant ? "=input const\n" : "=input\n");
       continue;
     }
     // Rename variables v0, v1, ... and tensors t<index> by rebuilding with
@@ -321,7 +321,7 @@ std::string ComputeDag::ToString() const {
     absl::StrAppend(&out, op->name, ": ", te::ToString(op->dtype), "[", absl::StrJoin(op->shape, ", "),
                     "]");
     if (op->is_placeholder()) {
-      absl::StrAppend(&out, " = placeholder\n");
+      absl::StrAppend(&out, op->constant ? " = constant placeholder\n" : " = placeholder\n");
       continue;
     }
     std::string axes = absl::StrJoin(op->axes, ", ", [](std::string* o, const IterVar& a) {

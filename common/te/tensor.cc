@@ -20,6 +20,12 @@ Tensor Placeholder(std::string name, std::vector<int64_t> shape, DType dtype) {
   return t;
 }
 
+Tensor ConstantPlaceholder(std::string name, std::vector<int64_t> shape, DType dtype) {
+  Tensor t = Placeholder(std::move(name), std::move(shape), dtype);
+  std::const_pointer_cast<TensorNode>(t)->constant = true;
+  return t;
+}
+
 IterVar ReduceAxis(int64_t extent, std::string name) { return IterVar{MakeVar(std::move(name)), extent}; }
 
 Expr Read(const Tensor& t, std::vector<Expr> indices) { return MakeTensorRead(t, std::move(indices)); }

@@ -23,6 +23,11 @@ struct TensorNode {
   // Free-form kind of the operator ("matmul", "conv2d", "pad", ...), for
   // printing and for rules that want to recognise an op; never required.
   std::string tag;
+  // Placeholders only: the value is fixed before any kernel runs (a model's
+  // weight), so a schedule may precompute what depends only on it, in the
+  // layout it reads best, once instead of in every call (layout rewrite).
+  // Part of the workload: printed in the canonical text and definitions.
+  bool constant = false;
 
   bool is_placeholder() const { return !static_cast<bool>(body); }
   bool is_compute() const { return static_cast<bool>(body); }
@@ -32,6 +37,8 @@ struct TensorNode {
 };
 
 Tensor Placeholder(std::string name, std::vector<int64_t> shape, DType dtype = DType::Float32());
+// A placeholder whose value is a constant (see TensorNode::constant).
+Tensor ConstantPlaceholder(std::string name, std::vector<int64_t> shape, DType dtype = DType::Float32());
 
 // Builds a compute op. `fn` receives one index variable per output dimension
 // and returns the element expression (a Reduce for reductions). Errors: an

@@ -4,17 +4,26 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "graph/executor/group_constants.h"
 #include "graph/executor/kernel_choice.h"
 
 namespace tuneforge::graph {
 namespace {
 
-absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> CompileTask(const GroupKernel& kernel,
-                                                                  const ScheduleLookup& lookup,
-                                                                  KernelInfo* info) {
+struct TaskKernel {
+  std::unique_ptr<codegen::LoadedKernel> loaded;
+  std::vector<codegen::PackedArg> packed;
+};
+
+absl::StatusOr<TaskKernel> CompileTask(const GroupKernel& kernel, const ScheduleLookup& lookup,
+                                       KernelInfo* info) {
   auto func = ChooseProgram(kernel, lookup, "default_function", info);
   if (!func.ok()) return func.status();
-  return codegen::JitCompile(*func);
+  auto object = codegen::CompileToObject(*func, codegen::Target::Host());
+  if (!object.ok()) return object.status();
+  auto loaded = codegen::LoadObject(*object);
+  if (!loaded.ok()) return loaded.status();
+  return TaskKernel{*std::move(loaded), object->packed_args};
 }
 
 void FreeArena(uint8_t* p) { std::free(p); }
@@ -27,6 +36,8 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(const Mode
   m->graph_ = model.graph;
   m->groups_ = model.groups;
   m->kernel_of_group_.assign(model.groups.size(), -1);
+  m->plan_ = PlanMemory(m->graph_, m->groups_);
+  m->packed_.resize(model.groups.size());
   for (const ModelTask& task : model.tasks) {
     KernelInfo info{task.name, task.workload_key, false, ""};
     const GroupKernel& kernel = model.kernels[task.groups.front()];
@@ -35,12 +46,20 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(const Mode
       return absl::Status(loaded.status().code(), absl::StrCat("kernel '", task.name, "' (",
                                                                task.workload_key, "): ",
                                                                loaded.status().message()));
-    for (int g : task.groups) m->kernel_of_group_[g] = static_cast<int>(m->loaded_.size());
-    m->loaded_.push_back(*std::move(loaded));
+    for (int g : task.groups) {
+      m->kernel_of_group_[g] = static_cast<int>(m->loaded_.size());
+      // Each group's own weights, in the layout the kernel reads, once.
+      auto packed = PackGroupConstants(*loaded->loaded, loaded->packed, m->graph_, m->plan_,
+                                       model.kernels[g].args);
+      if (!packed.ok())
+        return absl::Status(packed.status().code(), absl::StrCat("kernel '", task.name, "': ",
+                                                                 packed.status().message()));
+      m->packed_[g] = *std::move(packed);
+    }
+    m->loaded_.push_back(std::move(loaded->loaded));
     m->kernels_.push_back(std::move(info));
   }
   for (const GroupKernel& k : model.kernels) m->args_.push_back(k.args);
-  m->plan_ = PlanMemory(m->graph_, m->groups_);
   // aligned_alloc needs a multiple of the alignment; at least one line.
   size_t bytes = static_cast<size_t>(std::max<int64_t>(m->plan_.arena_bytes, 64));
   m->arena_ = {static_cast<uint8_t*>(std::aligned_alloc(64, bytes)), FreeArena};
@@ -68,6 +87,7 @@ absl::Status CompiledModel::RunInto(const std::vector<const void*>& inputs,
   for (size_t g = 0; g < groups_.size(); ++g) {
     scratch_args_.clear();
     for (ValueId v : args_[g]) scratch_args_.push_back(Resolve(v, inputs));
+    packed_[g].AppendTo(&scratch_args_);
     int32_t rc = (*loaded_[kernel_of_group_[g]])(scratch_args_.data());
     if (rc != 0)
       return absl::InternalError(absl::StrCat("kernel '", kernels_[kernel_of_group_[g]].name,

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/codegen/compiler.h"
+#include "common/codegen/packed_constants.h"
 #include "common/schedule/steps.h"
 #include "common/te/ndarray.h"
 #include "graph/executor/memory_plan.h"
@@ -55,6 +56,7 @@ class CompiledModel {
   std::vector<Group> groups_;
   std::vector<std::vector<ValueId>> args_;
   std::vector<std::unique_ptr<codegen::LoadedKernel>> loaded_;  // per task
+  std::vector<codegen::PackedConstants> packed_;                // per group (layout rewrite)
   std::vector<int> kernel_of_group_;                            // index into loaded_
   std::vector<KernelInfo> kernels_;                             // per task
   MemoryPlan plan_;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/codegen/compiler.h"
+#include "graph/executor/group_constants.h"
 #include "graph/executor/kernel_choice.h"
 #include "graph/executor/memory_plan.h"
 #include "graph/export/run_tool.h"
@@ -76,8 +77,22 @@ std::string Header(const Model& model, const std::string& name, const MemoryPlan
   return h;
 }
 
+// Appends a group's packed constants to the weights blob: their offsets.
+std::vector<int64_t> AppendPacked(const codegen::PackedConstants& packed, std::string* blob) {
+  std::vector<int64_t> offsets;
+  for (const te::NDArray& a : packed.buffers()) {
+    offsets.push_back(static_cast<int64_t>(blob->size()));
+    blob->append(static_cast<const char*>(a.data()), static_cast<size_t>(a.nbytes()));
+    blob->resize(static_cast<size_t>(Align(static_cast<int64_t>(blob->size()))), '\0');
+  }
+  return offsets;
+}
+
+// packed_offsets[g]: where group g's packed constants (layout rewrite) lie in
+// the weights blob; its kernel takes them after its outputs.
 std::string Glue(const Model& model, const std::string& name, const MemoryPlan& plan,
-                 const absl::flat_hash_map<ValueId, int64_t>& weight_offsets, const std::vector<int>& task_of_group) {
+                 const absl::flat_hash_map<ValueId, int64_t>& weight_offsets, const std::vector<int>& task_of_group,
+                 const std::vector<std::vector<int64_t>>& packed_offsets) {
   const Graph& g = model.graph;
   auto pointer = [&](ValueId v) -> std::string {
     const Storage& s = plan.storage[v];
@@ -100,6 +115,7 @@ std::string Glue(const Model& model, const std::string& name, const MemoryPlan& 
     const GroupKernel& k = model.kernels[gi];
     std::vector<std::string> args;
     for (ValueId v : k.args) args.push_back(pointer(v));
+    for (int64_t offset : packed_offsets[gi]) args.push_back(absl::StrCat("(void*)(", name, "_weights + ", offset, ")"));
     absl::StrAppend(&c, "  { /* ", k.name, " */\n    void* args[] = {", absl::StrJoin(args, ", "), "};\n",
                     "    if ((rc = ", name, "_k", task_of_group[gi], "(args)) != 0) return rc;\n  }\n");
   }
@@ -136,6 +152,9 @@ absl::StatusOr<LibraryReport> WriteModelLibrary(const Model& model, const Schedu
   std::vector<std::string> link = {options.compiler, "-shared", "-o", (dir / ("lib" + name + ".so")).string(),
                                    "-x", "c", (dir / (name + ".c")).string(), "-x", "none",
                                    (dir / "weights.S").string()};
+  absl::flat_hash_map<ValueId, int64_t> weight_offsets;
+  std::string weights = PackWeights(model.graph, plan, model.kernels, &weight_offsets);
+  std::vector<std::vector<int64_t>> packed_offsets(model.groups.size());
   for (size_t t = 0; t < model.tasks.size(); ++t) {
     const ModelTask& task = model.tasks[t];
     for (int gi : task.groups) task_of_group[gi] = static_cast<int>(t);
@@ -145,13 +164,22 @@ absl::StatusOr<LibraryReport> WriteModelLibrary(const Model& model, const Schedu
     auto object = codegen::CompileToObject(*func, codegen::Target::Host());
     if (!object.ok())
       return absl::Status(object.status().code(), absl::StrCat("kernel '", task.name, "': ", object.status().message()));
+    if (!object->packed_args.empty()) {
+      // Layout rewrite at compile time: each group's weights are stored in
+      // the layout its kernel reads, computed here by the kernel's prepack.
+      auto loaded = codegen::LoadObject(*object);
+      if (!loaded.ok()) return loaded.status();
+      for (int gi : task.groups) {
+        auto packed = PackGroupConstants(**loaded, object->packed_args, model.graph, plan, model.kernels[gi].args);
+        if (!packed.ok()) return packed.status();
+        packed_offsets[gi] = AppendPacked(*packed, &weights);
+      }
+    }
     fs::path path = dir / "kernels" / absl::StrCat("k", t, ".o");
     if (auto s = WriteFile(path, object->object); !s.ok()) return s;
     link.push_back(path.string());
     report.kernels.push_back(std::move(info));
   }
-  absl::flat_hash_map<ValueId, int64_t> weight_offsets;
-  std::string weights = PackWeights(model.graph, plan, model.kernels, &weight_offsets);
   report.weight_bytes = static_cast<int64_t>(weights.size());
   // The weights are linked in as read-only data with the assembler's
   // .incbin: no giant C initializer to compile.
@@ -164,7 +192,7 @@ absl::StatusOr<LibraryReport> WriteModelLibrary(const Model& model, const Schedu
        std::vector<std::pair<std::string, std::string>>{{"weights.bin", weights},
                                                         {"weights.S", asm_text},
                                                         {name + ".h", Header(model, name, plan)},
-                                                        {name + ".c", Glue(model, name, plan, weight_offsets, task_of_group)}})
+                                                        {name + ".c", Glue(model, name, plan, weight_offsets, task_of_group, packed_offsets)}})
     if (auto s = WriteFile(dir / file, text); !s.ok()) return s;
   // The thread pool the kernels call, then what it and the kernels need.
   for (const char* arg : {"-O2", "-fPIC", "-Wl,-z,noexecstack"}) link.push_back(arg);

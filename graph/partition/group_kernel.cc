@@ -21,8 +21,13 @@ using te::Tensor;
 // Placeholders of the DAG being built and the values behind them.
 struct Inputs {
   std::vector<std::pair<Tensor, ValueId>> bound;
+  // A model's constant (a weight) is a constant placeholder: the kernel may
+  // read it in a layout rewritten once (TensorNode::constant).
   Tensor Add(const Graph& g, ValueId v, std::vector<int64_t> shape) {
-    Tensor t = te::Placeholder(absl::StrCat("in", bound.size()), std::move(shape), g.values[v].dtype);
+    std::string name = absl::StrCat("in", bound.size());
+    Tensor t = g.values[v].is_constant()
+                   ? te::ConstantPlaceholder(std::move(name), std::move(shape), g.values[v].dtype)
+                   : te::Placeholder(std::move(name), std::move(shape), g.values[v].dtype);
     bound.push_back({t, v});
     return t;
   }

@@ -80,7 +80,7 @@ TEST(CliShowTest, JsonHasKeyFlopsAndLoopNest) {
 
 TEST(CliShowTest, SameComputationSameKeyFromSpecAndDefinition) {
   std::string def = WriteFile("cli_matmul.def",
-                              "input X: float32[64, 16]\ninput Y: float32[16, 32]\n"
+                              "input X: float32[64, 16]\ninput Y: float32[16, 32] constant\n"
                               "Z[a: 64, b: 32] = sum(X[a, r] * Y[r, b], r: 16)\n");
   Result spec = RunCli("show matmul:M=64,N=32,K=16 --json");
   Result file = RunCli("show --def " + def + " --json");

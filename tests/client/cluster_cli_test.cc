@@ -191,7 +191,7 @@ TEST_F(ClusterCliTest, SubmitDefinitionFileSendsItsText) {
   ASSERT_TRUE(c().StartWorker().ok());
   // The server never sees this path: the CLI sends the text.
   std::string def = c().dir() + "/my_matmul.def";
-  std::ofstream(def) << "input X: float32[32, 32]\ninput Y: float32[32, 32]\n"
+  std::ofstream(def) << "input X: float32[32, 32]\ninput Y: float32[32, 32] constant\n"
                         "Z[a: 32, b: 32] = sum(X[a, r] * Y[r, b], r: 32)\n";
   CliResult r = c().RunCliOnServer(With({"submit", "--def", def, "--trials", "4"}, kQuickMeasure));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -37,6 +37,16 @@ std::string CheckAgainstReference(const schedule::State& state, const LowerOptio
   std::vector<te::NDArray*> args;
   for (auto& a : inputs) args.push_back(&a);
   for (auto& a : outputs) args.push_back(&a);
+  // Packed constants (layout rewrite): filled once by the prepack function.
+  std::vector<te::NDArray> packed;
+  for (size_t i = f->args.size() - f->num_packed; i < f->args.size(); ++i)
+    packed.push_back(*te::NDArray::Empty(f->args[i]->dtype, f->args[i]->shape));
+  for (auto& a : packed) args.push_back(&a);
+  if (f->prepack) {
+    LoweredFunc prepack{f->prepack_name(), f->args, f->prepack};
+    if (absl::Status s = RunLoweredFunc(prepack, args); !s.ok())
+      return absl::StrCat("prepack failed: ", s.message(), "\n", ToString(*f));
+  }
   if (absl::Status s = RunLoweredFunc(*f, args); !s.ok())
     return absl::StrCat("running failed: ", s.message(), "\n", ToString(*f));
   for (size_t o = 0; o < outputs.size(); ++o) {

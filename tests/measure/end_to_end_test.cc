@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/codegen/compiler.h"
+#include "common/codegen/packed_constants.h"
 #include "common/lower/lower.h"
 #include "common/schedule/state.h"
 #include "common/te/interpreter.h"
@@ -178,6 +179,10 @@ TEST_P(ReferenceAgreesWithInterpreter, OnSmallShapes) {
   }
   for (te::NDArray& a : inputs) args.push_back(a.data());
   for (te::NDArray& a : outputs) args.push_back(a.data());
+  absl::StatusOr<codegen::PackedConstants> packed =
+      codegen::PackedConstants::Prepare(**kernel, codegen::PackedArgsOf(*func), args);
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  args = packed->Append(std::move(args));
   ASSERT_EQ((**kernel)(args.data()), 0);
 
   absl::StatusOr<std::vector<te::NDArray>> expected = te::Interpret(*dag, inputs);

@@ -128,7 +128,7 @@ TEST(ComputeDagOpsTest, ToStringListsEveryOp) {
   Workload w = optest::MustParse("matmul+relu:M=2,N=4,K=3");
   EXPECT_EQ(w.dag->ToString(),
             "A: float32[2, 3] = placeholder\n"
-            "B: float32[3, 4] = placeholder\n"
+            "B: float32[3, 4] = constant placeholder\n"
             "C: float32[2, 4] = compute(i, j) sum((A[i, k] * B[k, j]), axis=[k:3])\n"
             "relu: float32[2, 4] = compute(i, j) max(C[i, j], 0.0)\n");
 }

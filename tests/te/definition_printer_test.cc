@@ -121,10 +121,30 @@ TEST(DefinitionPrinterTest, PrintsTheLanguage) {
   absl::StatusOr<std::string> text =
       definition::PrintDefinition(*optest::MustParse("matmul+relu:M=3,N=4,K=5").dag);
   ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_THAT(*text, HasSubstr("input A: float32[3, 5]\ninput B: float32[5, 4]\n"));
+  // B is the matmul's weight: a constant.
+  EXPECT_THAT(*text, HasSubstr("input A: float32[3, 5]\ninput B: float32[5, 4] constant\n"));
   EXPECT_THAT(*text, HasSubstr("[i: 3, j: 4] = sum((A[i, k] * B[k, j]), k: 5)\n"));
   EXPECT_THAT(*text, HasSubstr("relu[i: 3, j: 4] = max("));
   EXPECT_THAT(*text, HasSubstr("\noutput relu\n"));
+}
+
+// A constant input (a weight) is part of the workload: it reads back, and
+// the same math over a non-constant input is another workload.
+TEST(DefinitionPrinterTest, ConstantInputsReadBackAndChangeTheKey) {
+  const std::string math = "C[i: 4, j: 4] = sum(A[i, k] * B[k, j], k: 4)\n";
+  absl::StatusOr<Workload> constant =
+      ParseDefinition("input A: float32[4, 4]\ninput B: float32[4, 4] constant\n" + math);
+  absl::StatusOr<Workload> plain = ParseDefinition("input A: float32[4, 4]\ninput B: float32[4, 4]\n" + math);
+  ASSERT_TRUE(constant.ok()) << constant.status();
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(constant->dag->op(0)->constant);
+  EXPECT_TRUE(constant->dag->op(1)->constant);
+  EXPECT_NE(constant->dag->workload_key(), plain->dag->workload_key());
+  absl::StatusOr<std::string> text = definition::PrintDefinition(*constant->dag);
+  ASSERT_TRUE(text.ok()) << text.status();
+  absl::StatusOr<Workload> back = ParseDefinition(*text);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->dag->workload_key(), constant->dag->workload_key());
 }
 
 // Names that are not identifiers, or are keywords, functions or types of the

@@ -28,10 +28,10 @@ TEST(WorkloadKeyTest, KeyOrderAndDefaultsDoNotMatter) {
 }
 
 TEST(WorkloadKeyTest, DefinitionWithOtherNamesMatchesTheSpec) {
-  EXPECT_EQ(DefKey("input X: float32[64, 16]\ninput Y: float32[16, 32]\n"
+  EXPECT_EQ(DefKey("input X: float32[64, 16]\ninput Y: float32[16, 32] constant\n"
                    "Z[row: 64, col: 32] = sum(X[row, r] * Y[r, col], r: 16)\n"),
             KeyOf("matmul:M=64,N=32,K=16"));
-  EXPECT_EQ(DefKey("let M = 8\nlet N = 8\ninput lhs: float64[M, 4]\ninput rhs: float64[4, N]\n"
+  EXPECT_EQ(DefKey("let M = 8\nlet N = 8\ninput lhs: float64[M, 4]\ninput rhs: float64[4, N] constant\n"
                    "prod[a: M, b: N] = sum(lhs[a, q] * rhs[q, b], q: 4)\n"
                    "act[a: M, b: N] = max(prod[a, b], 0.0)\n"),
             KeyOf("matmul+relu:M=8,N=8,K=4,dtype=float64"));
@@ -68,7 +68,7 @@ TEST(WorkloadKeyTest, CanonicalTextIsStable) {
   Workload w = optest::MustParse("matmul:M=2,N=4,K=3");
   EXPECT_EQ(w.dag->canonical_text(),
             "t0:float32[2,3]=input\n"
-            "t1:float32[3,4]=input\n"
+            "t1:float32[3,4]=input const\n"  // B is a weight (layout rewrite)
             "t2:float32[2,4]=sum((t0[v0, v2] * t1[v2, v1]), axis=[v2:3])\n");
   EXPECT_EQ(KeyOf("matmul:M=1024,N=1024,K=1024"), KeyOf("matmul:M=1024,N=1024,K=1024"));
   Workload again = optest::MustParse("matmul:M=2,N=4,K=3");

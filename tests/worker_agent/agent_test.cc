@@ -93,7 +93,7 @@ TEST(AgentTest, DefinitionWorkloadsAreParsedFromTheirText) {
   v1::MeasureTask task = MakeTask("t-def", kMatmul, TiledMatmulSteps(kMatmul));
   task.mutable_workload()->set_definition(
       "input A: float32[64, 64]\n"
-      "input B: float32[64, 64]\n"
+      "input B: float32[64, 64] constant\n"
       "C[i: 64, j: 64] = sum(A[i, k] * B[k, j], k: 64)\n");
   task.mutable_workload()->set_name("my_matmul");
   server->AddTasks({task});

@@ -46,15 +46,17 @@ class JitSession {
 
 class JitKernel final : public LoadedKernel {
  public:
-  JitKernel(JitSession* session, llvm::orc::JITDylib* dylib, Fn fn)
-      : session_(session), dylib_(dylib), fn_(fn) {}
+  JitKernel(JitSession* session, llvm::orc::JITDylib* dylib, Fn fn, Fn prepack)
+      : session_(session), dylib_(dylib), fn_(fn), prepack_(prepack) {}
   ~JitKernel() override { session_->Unload(dylib_); }
   Fn fn() const override { return fn_; }
+  Fn prepack_fn() const override { return prepack_; }
 
  private:
   JitSession* session_;
   llvm::orc::JITDylib* dylib_;
   Fn fn_;
+  Fn prepack_;
 };
 
 absl::StatusOr<JitSession*> JitSession::Create() {
@@ -103,12 +105,20 @@ absl::Status CheckObject(const CompiledObject& object) {
     return absl::InvalidArgumentError(absl::StrCat(
         "kernel '", object.symbol, "': not a relocatable object; pass CompileToObject's output"));
   }
-  for (const std::string& name : info->defined_functions) {
-    if (name == object.symbol) return absl::OkStatus();
-  }
-  return absl::NotFoundError(absl::StrCat("the object does not define a function '",
-                                          object.symbol,
-                                          "'; CompiledObject::symbol must name the kernel"));
+  auto defines = [&](const std::string& symbol) {
+    for (const std::string& name : info->defined_functions)
+      if (name == symbol) return true;
+    return false;
+  };
+  if (!defines(object.symbol))
+    return absl::NotFoundError(absl::StrCat("the object does not define a function '",
+                                            object.symbol,
+                                            "'; CompiledObject::symbol must name the kernel"));
+  if (!object.prepack_symbol.empty() && !defines(object.prepack_symbol))
+    return absl::NotFoundError(absl::StrCat("the object does not define the prepack function '",
+                                            object.prepack_symbol, "' its kernel '", object.symbol,
+                                            "' needs; rebuild the kernel"));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<LoadedKernel>> JitSession::Load(const CompiledObject& object) {
@@ -132,7 +142,13 @@ absl::StatusOr<std::unique_ptr<LoadedKernel>> JitSession::Load(const CompiledObj
   // The lookup links the object: unresolved externals are reported here.
   llvm::Expected<llvm::orc::ExecutorAddr> address = jit_->lookup(*dylib, object.symbol);
   if (!address) return fail("link", address.takeError());
-  return std::make_unique<JitKernel>(this, &*dylib, address->toPtr<LoadedKernel::Fn>());
+  LoadedKernel::Fn prepack = nullptr;
+  if (!object.prepack_symbol.empty()) {
+    llvm::Expected<llvm::orc::ExecutorAddr> p = jit_->lookup(*dylib, object.prepack_symbol);
+    if (!p) return fail("link the prepack function of", p.takeError());
+    prepack = p->toPtr<LoadedKernel::Fn>();
+  }
+  return std::make_unique<JitKernel>(this, &*dylib, address->toPtr<LoadedKernel::Fn>(), prepack);
 }
 
 }  // namespace

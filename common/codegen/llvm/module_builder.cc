@@ -11,12 +11,16 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(const lower::LoweredFu
                                                           const Target& target,
                                                           const llvm::TargetMachine& machine,
                                                           llvm::LLVMContext& context) {
-  absl::Status valid = ValidateForCpu(func);
-  if (!valid.ok()) return valid;
+  // The prepack function (layout rewrite) is a second kernel over the same
+  // arguments in the same object.
+  std::vector<lower::LoweredFunc> kernels = {func};
+  if (func.prepack) kernels.push_back(lower::LoweredFunc{func.prepack_name(), func.args, func.prepack, lower::Stmt(), 0});
+  for (const lower::LoweredFunc& k : kernels)
+    if (absl::Status valid = ValidateForCpu(k); !valid.ok()) return valid;
   auto module = std::make_unique<llvm::Module>(func.name, context);
   module->setTargetTriple(target.triple);
   module->setDataLayout(machine.createDataLayout());
-  IrEmitter(*module, target).EmitKernel(func);
+  for (const lower::LoweredFunc& k : kernels) IrEmitter(*module, target).EmitKernel(k);
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(*module, &os)) {

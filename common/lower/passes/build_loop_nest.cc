@@ -44,24 +44,53 @@ class NestBuilder {
 
   Stmt Build() {
     std::vector<Stmt> parts;
-    for (int s : ctx_.root_stages) parts.push_back(StageNest(s));
+    for (int s : ctx_.root_stages)
+      if (!IsHoisted(s)) parts.push_back(StageNest(s));
     Stmt body = MakeSeq(std::move(parts));
     // Intermediate stages at root live for the whole kernel.
     for (auto it = ctx_.root_stages.rbegin(); it != ctx_.root_stages.rend(); ++it)
-      if (!ctx_.is_argument[*it]) body = MakeAllocate(ctx_.buffers[*it], body);
+      if (!ctx_.is_argument[*it] && !IsHoisted(*it)) body = MakeAllocate(ctx_.buffers[*it], body);
     return body;
   }
 
+  // Each hoisted stage's nest inside serial loops over the enclosing loops
+  // its region moves with: every slice of its packed buffer, once.
+  Stmt BuildPrepack() {
+    std::vector<Stmt> parts;
+    for (const auto& [s, hoisted] : ctx_.hoisted) {
+      Stmt nest = StageNest(s);
+      for (auto l = hoisted.outer.rbegin(); l != hoisted.outer.rend(); ++l)
+        nest = MakeFor(l->first, l->second, ForKind::kSerial, nest);
+      parts.push_back(nest);
+    }
+    return MakeSeq(std::move(parts));
+  }
+
  private:
+  bool IsHoisted(int s) const { return ctx_.hoisted.count(s) > 0; }
+
+  // Where element `index` (relative to its region) of stage s is stored: its
+  // buffer, or for a hoisted stage the slice of its packed buffer that the
+  // current iteration of its moving loops reads.
+  std::pair<te::Buffer, std::vector<Expr>> Location(int s, std::vector<Expr> index) const {
+    auto h = ctx_.hoisted.find(s);
+    if (h == ctx_.hoisted.end()) return {ctx_.buffers[s], std::move(index)};
+    std::vector<Expr> full;
+    for (const auto& [var, extent] : h->second.outer) full.push_back(Expr(var));
+    full.insert(full.end(), index.begin(), index.end());
+    return {h->second.packed, std::move(full)};
+  }
+
   // Reads of other stages become loads of their buffers, relative to the
   // start of the region the buffer holds.
   Expr ReadsToLoads(const Expr& e) const {
     return te::ReplaceReads(e, [&](const te::TensorRead& r, const Expr&) -> Expr {
       int p = ctx_.state->dag()->IndexOf(r.tensor.get());
       std::vector<Expr> idx = r.indices;
-      if (!ctx_.is_argument[p])
-        for (size_t d = 0; d < idx.size(); ++d) idx[d] = idx[d] - ctx_.regions[p].min[d];
-      return te::MakeBufferLoad(ctx_.buffers[p], std::move(idx), r.tensor->dtype);
+      if (ctx_.is_argument[p]) return te::MakeBufferLoad(ctx_.buffers[p], std::move(idx), r.tensor->dtype);
+      for (size_t d = 0; d < idx.size(); ++d) idx[d] = idx[d] - ctx_.regions[p].min[d];
+      auto [buffer, at] = Location(p, std::move(idx));
+      return te::MakeBufferLoad(buffer, std::move(at), r.tensor->dtype);
     });
   }
 
@@ -86,7 +115,8 @@ class NestBuilder {
       }
     }
     const Expr& body = ctx_.bodies[s];
-    const te::Buffer& out = ctx_.buffers[s];
+    auto [out, at] = Location(s, index);
+    index = std::move(at);
     Stmt store;
     if (const te::Reduce* red = body.as<te::Reduce>()) {
       if (init) {
@@ -113,11 +143,12 @@ class NestBuilder {
     auto it = ctx_.attached.find({s, node});
     if (it == ctx_.attached.end()) return rest;
     std::vector<Stmt> parts;
-    for (int a : it->second) parts.push_back(StageNest(a));
+    for (int a : it->second)
+      if (!IsHoisted(a)) parts.push_back(StageNest(a));
     parts.push_back(rest);
     Stmt body = MakeSeq(std::move(parts));
     for (auto a = it->second.rbegin(); a != it->second.rend(); ++a)
-      body = MakeAllocate(ctx_.buffers[*a], body);
+      if (!IsHoisted(*a)) body = MakeAllocate(ctx_.buffers[*a], body);
     return body;
   }
 
@@ -175,5 +206,10 @@ class NestBuilder {
 }  // namespace
 
 absl::StatusOr<Stmt> BuildLoopNest(const LowerContext& ctx) { return NestBuilder(ctx).Build(); }
+
+Stmt BuildPrepackNest(const LowerContext& ctx) {
+  if (ctx.hoisted.empty()) return Stmt();
+  return NestBuilder(ctx).BuildPrepack();
+}
 
 }  // namespace tuneforge::lower

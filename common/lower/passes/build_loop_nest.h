@@ -13,5 +13,8 @@
 namespace tuneforge::lower {
 
 absl::StatusOr<Stmt> BuildLoopNest(const LowerContext& ctx);
+// LoweredFunc::prepack: the nests of ctx.hoisted's stages writing their
+// packed buffers; null when there are none.
+Stmt BuildPrepackNest(const LowerContext& ctx);
 
 }  // namespace tuneforge::lower

@@ -70,6 +70,7 @@ struct InputStmt {
   std::string dtype;
   Pos dtype_pos;
   std::vector<NodePtr> shape;
+  bool constant = false;  // `input W: float32[...] constant`
 };
 // NAME[axis: extent, ...] = expression
 struct ComputeStmt {

@@ -82,7 +82,8 @@ class ProgramBuilder {
       if (!extent.ok()) return extent.status();
       shape.push_back(*extent);
     }
-    tensors_[in.name] = Placeholder(in.name, std::move(shape), *dtype);
+    tensors_[in.name] = in.constant ? ConstantPlaceholder(in.name, std::move(shape), *dtype)
+                                    : Placeholder(in.name, std::move(shape), *dtype);
     inputs_.push_back(in.name);
     return absl::OkStatus();
   }

@@ -4,7 +4,7 @@
 //   let N = 1024                    # integer (or float) constants: shapes, indices, values
 //   let OH = (N - 3) // 1 + 1       # arithmetic on constants is folded
 //   input A: float32[N, 512]        # inputs: a type and a shape
-//   input B: float32[512, 256]
+//   input B: float32[512, 256] constant   # a weight: fixed before the kernel runs
 //   C[i: N, j: 256] = sum(A[i, k] * B[k, j], k: 512)       # reduction axes declared inline
 //   D[i: N, j: 256] = max(C[i, j], 0.0)                    # max/min of two values
 //   P[i: N+2, j: 256] = select(i >= 1 && i <= N, C[i-1, j], 0.0)
@@ -14,7 +14,9 @@
 // Statements, one per line (a statement continues on the next line inside ( )
 // and [ ], and after a line that ends in an operator, "=" or ","):
 //   let NAME = constant-expression
-//   input NAME: TYPE[extent, ...]          TYPE: float32 float64 int8 int32 int64
+//   input NAME: TYPE[extent, ...] [constant]   TYPE: float32 float64 int8 int32 int64;
+//                                          constant: a weight, which a schedule may
+//                                          store in another layout once (layout rewrite)
 //   NAME[axis: extent, ...] = expression   a computed tensor; the axes are its loop variables
 //   output NAME, ...                       the outputs; without it, every computed tensor
 //                                          that no other tensor reads

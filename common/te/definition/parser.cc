@@ -139,6 +139,10 @@ class Parser {
     }
     if (auto s = Expect("]", absl::StrCat("after the shape of '", name->text, "'")); !s.ok())
       return s;
+    if (AtName("constant")) {  // a weight: fixed before the kernel runs
+      Next();
+      input.constant = true;
+    }
     return input;
   }
 

@@ -189,7 +189,7 @@ absl::StatusOr<std::string> PrintOp(const Tensor& t, const TensorNames& names,
   const std::string& name = names.at(t.get());
   if (t->is_placeholder())
     return absl::StrCat("input ", name, ": ", ToString(t->dtype), "[", absl::StrJoin(t->shape, ", "),
-                        "]");
+                        "]", t->constant ? " constant" : "");
   absl::flat_hash_map<const VarNode*, std::string> vars;
   auto axis_list = [&](const std::vector<IterVar>& axes) {
     return absl::StrJoin(axes, ", ", [&](std::string* out, const IterVar& ax) {

@@ -67,7 +67,7 @@ absl::StatusOr<BuiltOp> BuildConv(const ConvNd& c, const OpInputs& inputs) {
   }
   auto data = OpInput(c.op, inputs, 0, "data", data_shape, c.dtype);
   if (!data.ok()) return data.status();
-  auto kernel_input = OpInput(c.op, inputs, 1, "kernel", kernel_shape, c.dtype);
+  auto kernel_input = OpInput(c.op, inputs, 1, "kernel", kernel_shape, c.dtype, InputKind::kWeight);
   if (!kernel_input.ok()) return kernel_input.status();
   const Tensor& kernel = *kernel_input;
   auto padded = Pad(*data, pads, pads, Const(0, c.dtype), pad_names);

@@ -65,7 +65,7 @@ absl::StatusOr<BuiltOp> Conv2dTranspose(const Conv2dTransposeParams& p, const Op
   if (!ow.ok()) return ow.status();
   auto data = OpInput(kOp, inputs, 0, "data", {p.N, p.C, p.H, p.W}, p.dtype);
   if (!data.ok()) return data.status();
-  auto kernel = OpInput(kOp, inputs, 1, "kernel", {p.C, p.K, p.R, p.S}, p.dtype);
+  auto kernel = OpInput(kOp, inputs, 1, "kernel", {p.C, p.K, p.R, p.S}, p.dtype, InputKind::kWeight);
   if (!kernel.ok()) return kernel.status();
 
   std::vector<IterVar> axes = Axes({{"n", p.N}, {"k", p.K}, {"oh", *oh}, {"ow", *ow}});

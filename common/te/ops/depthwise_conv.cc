@@ -24,7 +24,7 @@ absl::StatusOr<BuiltOp> DepthwiseConv2d(const DepthwiseConv2dParams& p, const Op
   if (auto s = RequireInputCount(kOp, inputs, 2); !s.ok()) return s;
   auto data = OpInput(kOp, inputs, 0, "data", {p.N, p.C, p.H, p.W}, p.dtype);
   if (!data.ok()) return data.status();
-  auto kernel_input = OpInput(kOp, inputs, 1, "kernel", {p.C, p.M, p.R, p.S}, p.dtype);
+  auto kernel_input = OpInput(kOp, inputs, 1, "kernel", {p.C, p.M, p.R, p.S}, p.dtype, InputKind::kWeight);
   if (!kernel_input.ok()) return kernel_input.status();
   const Tensor& kernel = *kernel_input;
   auto padded = Pad(*data, {0, 0, p.pad, p.pad}, {0, 0, p.pad, p.pad}, Const(0, p.dtype),

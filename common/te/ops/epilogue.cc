@@ -129,7 +129,7 @@ absl::StatusOr<BuiltOp> ApplyEpilogue(absl::string_view name, const BuiltOp& bas
   if (def->operand == Operand::kChannel) {
     int c = base.channel_axis;
     auto bias = OpInput(def->name, operand_input, 0, FreshName(used, def->operand_name),
-                        {in->shape[c]}, in->dtype);
+                        {in->shape[c]}, in->dtype, InputKind::kWeight);
     if (!bias.ok()) return bias.status();
     operand = Read(*bias, {index[c]});
   } else if (def->operand == Operand::kFull) {

@@ -12,7 +12,7 @@ absl::StatusOr<BuiltOp> Matmul(const MatmulParams& p, const OpInputs& inputs) {
   if (auto s = RequireNumeric("matmul", p.dtype); !s.ok()) return s;
   auto a_input = OpInput("matmul", inputs, 0, "A", {p.M, p.K}, p.dtype);
   if (!a_input.ok()) return a_input.status();
-  auto b_input = OpInput("matmul", inputs, 1, "B", {p.K, p.N}, p.dtype);
+  auto b_input = OpInput("matmul", inputs, 1, "B", {p.K, p.N}, p.dtype, InputKind::kWeight);
   if (!b_input.ok()) return b_input.status();
   const Tensor& a = *a_input;
   const Tensor& b = *b_input;
@@ -52,7 +52,7 @@ absl::StatusOr<BuiltOp> Dense(const DenseParams& p, const OpInputs& inputs) {
   if (auto s = RequireNumeric("dense", p.dtype); !s.ok()) return s;
   auto data_input = OpInput("dense", inputs, 0, "data", {p.M, p.K}, p.dtype);
   if (!data_input.ok()) return data_input.status();
-  auto weight_input = OpInput("dense", inputs, 1, "weight", {p.N, p.K}, p.dtype);
+  auto weight_input = OpInput("dense", inputs, 1, "weight", {p.N, p.K}, p.dtype, InputKind::kWeight);
   if (!weight_input.ok()) return weight_input.status();
   const Tensor& data = *data_input;
   const Tensor& weight = *weight_input;

@@ -12,8 +12,11 @@ absl::Status RequireInputCount(absl::string_view op, const OpInputs& given, size
 }
 
 absl::StatusOr<Tensor> OpInput(absl::string_view op, const OpInputs& given, size_t index,
-                               std::string name, std::vector<int64_t> shape, DType dtype) {
-  if (given.empty()) return Placeholder(std::move(name), std::move(shape), dtype);
+                               std::string name, std::vector<int64_t> shape, DType dtype,
+                               InputKind kind) {
+  if (given.empty())
+    return kind == InputKind::kWeight ? ConstantPlaceholder(std::move(name), std::move(shape), dtype)
+                                      : Placeholder(std::move(name), std::move(shape), dtype);
   if (index >= given.size())
     return absl::InvalidArgumentError(absl::StrCat(op, ": input '", name, "' was not given"));
   const Tensor& t = given[index];

@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "common/codegen/compiler.h"
+#include "common/codegen/packed_constants.h"
 #include "common/lower/lower.h"
 #include "common/runtime/parallel.h"
 #include "common/te/ndarray.h"
@@ -44,6 +45,10 @@ double TimeProgram(const te::Workload& w, const schedule::State& state) {
     buffers.back().FillRandom(i);
   }
   for (te::NDArray& b : buffers) args.push_back(b.data());
+  absl::StatusOr<codegen::PackedConstants> packed =
+      codegen::PackedConstants::Prepare(**kernel, codegen::PackedArgsOf(*func), args);
+  if (!packed.ok()) return -1;
+  args = packed->Append(std::move(args));
   std::vector<double> times;
   for (int run = 0; run < 6; ++run) {
     auto t = std::chrono::steady_clock::now();

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/codegen/compiler.h"
+#include "common/codegen/packed_constants.h"
 #include "common/lower/lower.h"
 #include "common/te/interpreter.h"
 
@@ -39,6 +40,10 @@ std::string CheckAgainstReference(const te::Workload& w, const schedule::State& 
   std::vector<void*> args;
   for (te::NDArray& a : r.inputs) args.push_back(a.data());
   for (te::NDArray& a : r.outputs) args.push_back(a.data());
+  absl::StatusOr<codegen::PackedConstants> packed =
+      codegen::PackedConstants::Prepare(**kernel, codegen::PackedArgsOf(*func), args);
+  if (!packed.ok()) return absl::StrCat("packing the constants failed: ", packed.status().message());
+  args = packed->Append(std::move(args));
   if (int32_t rc = (**kernel)(args.data()); rc != 0) return absl::StrCat("kernel returned ", rc);
   for (size_t o = 0; o < r.outputs.size(); ++o) {
     absl::StatusOr<te::CompareResult> c = te::Compare(r.outputs[o], r.expected[o]);

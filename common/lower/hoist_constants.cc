@@ -1,0 +1,90 @@
+#include "common/lower/hoist_constants.h"
+
+#include <optional>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "common/schedule/effective_body.h"
+#include "common/te/expr_util.h"
+#include "common/te/tensor.h"
+
+namespace tuneforge::lower {
+namespace {
+
+// A packed copy repeats a region once per iteration of the loops it moves
+// with; where regions overlap (a halo) that is more than the tensor. Beyond
+// this many times its elements, packing once costs more memory than the
+// per-call copy costs time.
+constexpr int64_t kMaxPackedGrowth = 4;
+constexpr int64_t kMaxPackedBytes = int64_t{1} << 30;
+
+// Whether stage s reads constants only: constant placeholders, or stages
+// precomputed whole (at root).
+bool ReadsOnlyConstants(const LowerContext& ctx, int s, const std::map<int, HoistedStage>& hoisted) {
+  bool only = true;
+  te::PostOrderVisit(ctx.bodies[s], [&](const te::Expr& e) {
+    const auto* read = e.as<te::TensorRead>();
+    if (!read || !only) return;
+    const te::Tensor& t = read->tensor;
+    if (t->is_placeholder()) {
+      only = t->constant;
+      return;
+    }
+    auto it = hoisted.find(ctx.state->dag()->IndexOf(t.get()));
+    only = it != hoisted.end() && it->second.outer.empty();
+  });
+  return only;
+}
+
+bool HostsStages(const LowerContext& ctx, int s) {
+  for (const auto& [at, stages] : ctx.attached)
+    if (at.first == s && !stages.empty()) return true;
+  return false;
+}
+
+// The enclosing loops that `region`'s start depends on, outermost first;
+// nullopt when it reads a variable that is not an enclosing loop.
+std::optional<std::vector<std::pair<te::Var, int64_t>>> MovingLoops(const LowerContext& ctx, int s) {
+  absl::flat_hash_set<const te::VarNode*> used;
+  for (const te::Expr& m : ctx.regions[s].min)
+    te::PostOrderVisit(m, [&](const te::Expr& e) {
+      if (const auto* v = e.as<te::VarRef>()) used.insert(v->var.get());
+    });
+  std::vector<std::pair<te::Var, int64_t>> outer;
+  for (const auto& [stage, node] : schedule::EnclosingLoops(*ctx.state, s)) {
+    const te::Var& var = ctx.vars[stage][node];
+    if (used.erase(var.get()) > 0) outer.emplace_back(var, ctx.stage(stage).nodes[node].extent);
+  }
+  if (!used.empty()) return std::nullopt;
+  return outer;
+}
+
+}  // namespace
+
+void HoistConstantStages(LowerContext* ctx) {
+  if (!ctx->options.hoist_constants || ctx->options.gpu) return;
+  const schedule::State& state = *ctx->state;
+  for (int s = 0; s < state.num_stages(); ++s) {
+    const schedule::Stage& stage = state.stage(s);
+    if (stage.is_placeholder() || schedule::IsInlined(stage) || ctx->is_argument[s]) continue;
+    if (!ReadsOnlyConstants(*ctx, s, ctx->hoisted) || HostsStages(*ctx, s)) continue;
+    auto outer = MovingLoops(*ctx, s);
+    if (!outer) continue;
+    std::vector<int64_t> shape;
+    int64_t elements = 1;
+    for (const auto& [var, extent] : *outer) shape.push_back(extent);
+    for (int64_t e : ctx->regions[s].extent) shape.push_back(e);
+    for (int64_t e : shape) elements *= e;
+    if (elements > kMaxPackedGrowth * stage.op->num_elements() ||
+        elements * stage.op->dtype.bytes() > kMaxPackedBytes)
+      continue;
+    auto buf = std::make_shared<te::BufferNode>();
+    buf->name = absl::StrCat(stage.op->name, ".packed");
+    buf->dtype = stage.op->dtype;
+    buf->shape = std::move(shape);
+    ctx->hoisted[s] = HoistedStage{*std::move(outer), buf};
+  }
+  for (const auto& [s, h] : ctx->hoisted) ctx->arguments.push_back(h.packed);
+}
+
+}  // namespace tuneforge::lower

@@ -1,0 +1,119 @@
+// Layout rewrite: stages that read only constant inputs are computed once by
+// the prepack function into packed argument buffers, in the layout the
+// kernel reads; the kernel no longer copies them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/lower/lower.h"
+#include "common/lower/printer.h"
+#include "common/lower/stmt_functor.h"
+#include "common/te/workload.h"
+#include "tests/lower/lower_test_util.h"
+
+namespace tuneforge::lower {
+namespace {
+
+using schedule::CacheReadStep;
+using schedule::ComputeAtStep;
+using schedule::ReorderStep;
+using schedule::SplitStep;
+using schedule::State;
+
+// Stores into the buffer named `name` anywhere in `body`.
+int StoresInto(const Stmt& body, const std::string& name) {
+  int n = 0;
+  if (!body) return 0;
+  VisitStmts(body, [&](const Stmt& s) {
+    if (const Store* st = s.as<Store>(); st && st->buffer->name == name) ++n;
+  });
+  return n;
+}
+
+// A matmul tile loop nest (j.0, k.0, i, k.1, j.1) with B's panel for each
+// (j.0, k.0) copied into a local buffer inside k.0: the packing copy.
+State PackedPanelMatmul(const te::ComputeDagPtr& dag) {
+  State state(dag);
+  EXPECT_TRUE(state.Apply(SplitStep{2, 1, {16}, true}).ok());  // i, j.0, j.1, k
+  EXPECT_TRUE(state.Apply(SplitStep{2, 3, {8}, true}).ok());   // i, j.0, j.1, k.0, k.1
+  EXPECT_TRUE(state.Apply(ReorderStep{2, {1, 3, 0, 4, 2}}).ok());
+  EXPECT_TRUE(state.Apply(CacheReadStep{1, "local", {2}}).ok());  // B.local is stage 2, C stage 3
+  EXPECT_TRUE(state.Apply(ComputeAtStep{2, 3, 1}).ok());          // inside k.0
+  return state;
+}
+
+te::ComputeDagPtr Definition(const std::string& text) {
+  absl::StatusOr<te::Workload> w = te::ParseDefinition(text);
+  EXPECT_TRUE(w.ok()) << w.status();
+  return w.ok() ? w->dag : nullptr;
+}
+
+TEST(LayoutRewriteTest, APanelOfAConstantMatrixIsPackedOnceInTheTilesLayout) {
+  te::ComputeDagPtr dag = testing::Dag("matmul:M=64,N=256,K=64");  // B is the constant weight
+  ASSERT_NE(dag, nullptr);
+  ASSERT_TRUE(dag->op(1)->constant);
+  State state = PackedPanelMatmul(dag);
+  absl::StatusOr<LoweredFunc> f = Lower(state);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->num_packed, 1);
+  ASSERT_EQ(f->args.size(), 4u);  // A, B, C, then the packed panels
+  const Buffer& packed = f->args.back();
+  EXPECT_EQ(packed->name, "B.local.packed");
+  // One 8 x 16 panel per (j.0, k.0): the blocked layout, as many elements as B.
+  EXPECT_THAT(packed->shape, ::testing::ElementsAre(16, 8, 8, 16));
+  // The copy left the kernel: only the prepack function writes the panels.
+  EXPECT_EQ(StoresInto(f->body, "B.local.packed"), 0);
+  EXPECT_EQ(StoresInto(f->body, "B.local"), 0);
+  EXPECT_GT(StoresInto(f->prepack, "B.local.packed"), 0);
+  EXPECT_THAT(ToString(*f), ::testing::HasSubstr("default_function_prepack("));
+  EXPECT_EQ(testing::CheckAgainstReference(state), "");
+  LowerOptions plain;
+  plain.vectorize = plain.unroll = false;
+  EXPECT_EQ(testing::CheckAgainstReference(state, plain), "");
+}
+
+TEST(LayoutRewriteTest, ANonConstantInputIsCopiedInEveryCallAsBefore) {
+  te::ComputeDagPtr dag = Definition(
+      "input A: float32[64, 64]\ninput B: float32[64, 256]\n"
+      "C[i: 64, j: 256] = sum(A[i, k] * B[k, j], k: 64)\n");
+  ASSERT_NE(dag, nullptr);
+  State state = PackedPanelMatmul(dag);
+  absl::StatusOr<LoweredFunc> f = Lower(state);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->num_packed, 0);
+  EXPECT_FALSE(f->prepack);
+  EXPECT_GT(StoresInto(f->body, "B.local"), 0);
+  EXPECT_EQ(testing::CheckAgainstReference(state), "");
+}
+
+TEST(LayoutRewriteTest, CanBeTurnedOff) {
+  State state = PackedPanelMatmul(testing::Dag("matmul:M=64,N=256,K=64"));
+  LowerOptions options;
+  options.hoist_constants = false;
+  absl::StatusOr<LoweredFunc> f = Lower(state, options);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->num_packed, 0);
+  EXPECT_GT(StoresInto(f->body, "B.local"), 0);
+}
+
+// A computation on weights alone (a transposed, scaled kernel) at root is
+// precomputed whole; a stage that also reads data is not.
+TEST(LayoutRewriteTest, ComputationsOnConstantsAloneArePrecomputed) {
+  te::ComputeDagPtr dag = Definition(
+      "input X: float32[32, 48]\ninput W: float32[40, 48] constant\n"
+      "WT[k: 48, j: 40] = W[j, k] * 0.5\n"
+      "XS[i: 32, k: 48] = X[i, k] + 1.0\n"
+      "Y[i: 32, j: 40] = sum(XS[i, k] * WT[k, j], k: 48)\n");
+  ASSERT_NE(dag, nullptr);
+  State state(dag);  // nothing inlined: every stage at root
+  absl::StatusOr<LoweredFunc> f = Lower(state);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->num_packed, 1);
+  EXPECT_EQ(f->args.back()->name, "WT.packed");
+  EXPECT_THAT(f->args.back()->shape, ::testing::ElementsAre(48, 40));
+  EXPECT_EQ(StoresInto(f->body, "WT.packed"), 0);
+  EXPECT_GT(StoresInto(f->body, "XS"), 0);
+  EXPECT_EQ(testing::CheckAgainstReference(state), "");
+}
+
+}  // namespace
+}  // namespace tuneforge::lower
