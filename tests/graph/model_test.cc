@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "common/te/interpreter.h"
+#include "common/te/ndarray.h"
 #include "common/te/workload.h"
 #include "graph/executor/compiled_model.h"
 #include "graph/lower/evaluate_node.h"
@@ -140,6 +141,49 @@ TEST(ModelTest, ATunedScheduleIsUsedAndTheUntunedCountIsReported) {
   int tuned = 0;
   for (const KernelInfo& k : (*compiled)->kernels()) tuned += k.tuned;
   EXPECT_EQ(tuned, 1);
+}
+
+// Two MatMuls of the same shape with their own constant weights: one task, two
+// groups. A schedule that packs the weight's panels inside the tile loops
+// packs each group's own weights once, at load, and both outputs stay right.
+TEST(ModelTest, EachGroupRunsWithItsOwnWeightsPackedOnce) {
+  testing::OnnxBuilder b;
+  b.Input("x", {4, 64});
+  b.Weight("w1", {64, 256}, 0.3f).Weight("w2", {64, 256}, 0.7f);
+  b.Node("MatMul", {"x", "w1"}, {"y1"});
+  b.Node("MatMul", {"x", "w2"}, {"y2"});
+  b.Output("y1", {4, 256}).Output("y2", {4, 256});
+  Model m = MustBuild(b, "two_matmuls");
+  ASSERT_EQ(m.tasks.size(), 1u);
+  ASSERT_EQ(m.tasks[0].groups.size(), 2u);
+  EXPECT_EQ(m.tasks[0].workload_key, te::ParseWorkload("matmul:M=4,N=256,K=64")->dag->workload_key());
+  // A (0), B (1), C (2): tiles (j.0, k.0, i, k.1, j.1), B's 8x16 panel copied inside k.0.
+  std::vector<schedule::Step> packed_panels = {
+      schedule::SplitStep{2, 1, {16}, true}, schedule::SplitStep{2, 3, {8}, true},
+      schedule::ReorderStep{2, {1, 3, 0, 4, 2}}, schedule::CacheReadStep{1, "local", {2}},
+      schedule::ComputeAtStep{2, 3, 1}};
+  auto tuned = CompiledModel::Compile(m, [&](const std::string&) { return packed_panels; });
+  ASSERT_TRUE(tuned.ok()) << tuned.status();
+  ASSERT_TRUE((*tuned)->kernels()[0].tuned) << (*tuned)->kernels()[0].fallback_reason;
+  auto reference = CompiledModel::Compile(m, nullptr);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  auto x = te::NDArray::Empty(te::DType::Float32(), {4, 64});
+  x->FillRandom(3);
+  std::vector<te::NDArray> inputs;
+  inputs.push_back(*std::move(x));
+  auto got = (*tuned)->Run(inputs);
+  auto want = (*reference)->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (int o = 0; o < 2; ++o) {
+    auto c = te::Compare((*got)[o], (*want)[o]);
+    ASSERT_TRUE(c.ok());
+    EXPECT_TRUE(c->ok) << "output " << o << ": " << c->Summary();
+  }
+  // Running again reads the same packed weights (nothing is packed per call).
+  auto again = (*tuned)->Run(inputs);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(te::Compare((*again)[1], (*want)[1])->ok);
 }
 
 }  // namespace
