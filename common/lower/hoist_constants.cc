@@ -5,6 +5,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/schedule/effective_body.h"
+#include "common/te/arith/interval.h"
+#include "common/te/arith/simplify.h"
 #include "common/te/expr_util.h"
 #include "common/te/tensor.h"
 
@@ -17,6 +19,9 @@ namespace {
 // per-call copy costs time.
 constexpr int64_t kMaxPackedGrowth = 4;
 constexpr int64_t kMaxPackedBytes = int64_t{1} << 30;
+// The prepack computes a region once per iteration of its moving loops,
+// also where they revisit a slot (a fused loop over rows and columns).
+constexpr int64_t kMaxPrepackWork = 64;
 
 // Whether stage s reads constants only: constant placeholders, or stages
 // precomputed whole (at root).
@@ -59,6 +64,47 @@ std::optional<std::vector<std::pair<te::Var, int64_t>>> MovingLoops(const LowerC
   return outer;
 }
 
+// The slots of a packed buffer: its leading extents, and the index of the
+// slice the current iteration reads.
+struct Slots {
+  std::vector<int64_t> shape;
+  std::vector<te::Expr> index;
+};
+
+// Regions that tile the tensor (each starts at a multiple of its extent,
+// inside the tensor): slot d is start[d] / extent[d], so the packed buffer
+// is the tensor in blocks, whatever loops (a fused one that also walks rows
+// the region does not depend on) the region moves with. Empty when that
+// cannot be proven.
+Slots TileSlots(const LowerContext& ctx, int s, const std::vector<std::pair<te::Var, int64_t>>& outer) {
+  te::arith::VarBounds bounds;
+  for (const auto& [var, extent] : outer) bounds[var.get()] = te::arith::IntInterval{0, extent - 1};
+  const schedule::Region& region = ctx.regions[s];
+  const std::vector<int64_t>& shape = ctx.stage(s).op->shape;
+  Slots slots;
+  for (size_t d = 0; d < region.min.size(); ++d) {
+    const int64_t extent = region.extent[d];
+    const te::Expr& start = region.min[d];
+    te::Expr rem = te::arith::Simplify(te::FloorMod(start, te::Expr(extent)), bounds);
+    const int64_t* r = te::AsIntConst(rem);
+    std::optional<te::arith::IntInterval> range = te::arith::ConstBounds(start, bounds);
+    if (!r || *r != 0 || !range || range->lo < 0 || range->hi >= shape[d]) return {};
+    slots.shape.push_back((shape[d] + extent - 1) / extent);
+    slots.index.push_back(te::arith::Simplify(te::FloorDiv(start, te::Expr(extent)), bounds));
+  }
+  return slots;
+}
+
+// Otherwise one slice per iteration of the moving loops.
+Slots LoopSlots(const std::vector<std::pair<te::Var, int64_t>>& outer) {
+  Slots slots;
+  for (const auto& [var, extent] : outer) {
+    slots.shape.push_back(extent);
+    slots.index.push_back(te::Expr(var));
+  }
+  return slots;
+}
+
 }  // namespace
 
 void HoistConstantStages(LowerContext* ctx) {
@@ -70,9 +116,14 @@ void HoistConstantStages(LowerContext* ctx) {
     if (!ReadsOnlyConstants(*ctx, s, ctx->hoisted) || HostsStages(*ctx, s)) continue;
     auto outer = MovingLoops(*ctx, s);
     if (!outer) continue;
-    std::vector<int64_t> shape;
+    int64_t passes = 1;  // elements the prepack computes
+    for (const auto& [var, extent] : *outer) passes *= extent;
+    for (int64_t e : ctx->regions[s].extent) passes *= e;
+    if (passes > kMaxPrepackWork * stage.op->num_elements()) continue;
+    Slots slots = outer->empty() ? Slots{} : TileSlots(*ctx, s, *outer);
+    if (slots.index.empty()) slots = LoopSlots(*outer);
+    std::vector<int64_t> shape = slots.shape;
     int64_t elements = 1;
-    for (const auto& [var, extent] : *outer) shape.push_back(extent);
     for (int64_t e : ctx->regions[s].extent) shape.push_back(e);
     for (int64_t e : shape) elements *= e;
     if (elements > kMaxPackedGrowth * stage.op->num_elements() ||
@@ -82,7 +133,7 @@ void HoistConstantStages(LowerContext* ctx) {
     buf->name = absl::StrCat(stage.op->name, ".packed");
     buf->dtype = stage.op->dtype;
     buf->shape = std::move(shape);
-    ctx->hoisted[s] = HoistedStage{*std::move(outer), buf};
+    ctx->hoisted[s] = HoistedStage{*std::move(outer), std::move(slots.index), buf};
   }
   for (const auto& [s, h] : ctx->hoisted) ctx->arguments.push_back(h.packed);
 }

@@ -14,11 +14,12 @@
 namespace tuneforge::lower {
 
 // A stage computed once, before the kernel runs, from constants only (see
-// LoweredFunc::prepack): its values for every iteration of `outer` (the
-// enclosing loops its region moves with, outermost first) side by side in
-// `packed`, shaped [outer extents..., region extents...].
+// LoweredFunc::prepack): its region for each iteration of `outer` (the
+// enclosing loops its region moves with, outermost first) is the slice
+// `packed[slot..., :]`, slot given by `slot` in those loops' variables.
 struct HoistedStage {
   std::vector<std::pair<te::Var, int64_t>> outer;
+  std::vector<te::Expr> slot;
   te::Buffer packed;
 };
 

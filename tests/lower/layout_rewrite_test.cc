@@ -58,8 +58,9 @@ TEST(LayoutRewriteTest, APanelOfAConstantMatrixIsPackedOnceInTheTilesLayout) {
   ASSERT_EQ(f->args.size(), 4u);  // A, B, C, then the packed panels
   const Buffer& packed = f->args.back();
   EXPECT_EQ(packed->name, "B.local.packed");
-  // One 8 x 16 panel per (j.0, k.0): the blocked layout, as many elements as B.
-  EXPECT_THAT(packed->shape, ::testing::ElementsAre(16, 8, 8, 16));
+  // One 8 x 16 panel per (k.0, j.0), contiguous: B in blocks, as many
+  // elements as B.
+  EXPECT_THAT(packed->shape, ::testing::ElementsAre(8, 16, 8, 16));
   // The copy left the kernel: only the prepack function writes the panels.
   EXPECT_EQ(StoresInto(f->body, "B.local.packed"), 0);
   EXPECT_EQ(StoresInto(f->body, "B.local"), 0);
@@ -82,6 +83,38 @@ TEST(LayoutRewriteTest, ANonConstantInputIsCopiedInEveryCallAsBefore) {
   EXPECT_EQ(f->num_packed, 0);
   EXPECT_FALSE(f->prepack);
   EXPECT_GT(StoresInto(f->body, "B.local"), 0);
+  EXPECT_EQ(testing::CheckAgainstReference(state), "");
+}
+
+// The best 1024^3 matmul of a tuning: B's 1 x 32 row strip is copied inside
+// C.local's loops, which sit inside a parallel loop fusing row and column
+// tiles. The packed copy is still B's size (a slot per strip, not per
+// iteration of the fused loop), and nothing is copied per call.
+TEST(LayoutRewriteTest, StripsInsideAFusedParallelLoopPackToTheTensorsSize) {
+  te::ComputeDagPtr dag = testing::Dag("matmul:M=64,N=128,K=32");
+  ASSERT_NE(dag, nullptr);
+  State state(dag);
+  ASSERT_TRUE(state.Apply(schedule::CacheWriteStep{2, "local"}).ok());              // A, B, C.local, C
+  ASSERT_TRUE(state.Apply(CacheReadStep{1, "local", {2}}).ok());                    // A, B, B.local, C.local, C
+  ASSERT_TRUE(state.Apply(SplitStep{3, 0, {2, 8}, true}).ok());                     // i.0 i.1 i.2, j, k
+  ASSERT_TRUE(state.Apply(SplitStep{3, 3, {2, 32}, true}).ok());                    // j.0 j.1 j.2, k
+  ASSERT_TRUE(state.Apply(SplitStep{3, 6, {8}, true}).ok());                        // k.0 k.1
+  // C.local: i.0 j.0 k.0 i.1 j.1 k.1 i.2 j.2
+  ASSERT_TRUE(state.Apply(ReorderStep{3, {0, 3, 6, 1, 4, 7, 2, 5}}).ok());
+  ASSERT_TRUE(state.Apply(SplitStep{4, 0, {16}, true}).ok());                       // C: i.0 i.1 j
+  ASSERT_TRUE(state.Apply(SplitStep{4, 2, {64}, true}).ok());                       // C: i.0 i.1 j.0 j.1
+  ASSERT_TRUE(state.Apply(ReorderStep{4, {0, 2, 1, 3}}).ok());                      // i.0 j.0 i.1 j.1
+  ASSERT_TRUE(state.Apply(schedule::FuseStep{4, {0, 1}}).ok());                     // i.0@j.0 i.1 j.1
+  ASSERT_TRUE(state.Apply(schedule::AnnotationStep{4, 0, schedule::IterAnnotation::kParallel}).ok());
+  ASSERT_TRUE(state.Apply(ComputeAtStep{3, 4, 0}).ok());                            // C.local in i.0@j.0
+  ASSERT_TRUE(state.Apply(ComputeAtStep{2, 3, 5}).ok());                            // B.local in k.1
+  absl::StatusOr<LoweredFunc> f = Lower(state);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->num_packed, 1) << ToString(*f);
+  int64_t elements = 1;
+  for (int64_t e : f->args.back()->shape) elements *= e;
+  EXPECT_EQ(elements, 32 * 128);
+  EXPECT_EQ(StoresInto(f->body, "B.local"), 0);
   EXPECT_EQ(testing::CheckAgainstReference(state), "");
 }
 

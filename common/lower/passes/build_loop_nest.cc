@@ -75,8 +75,7 @@ class NestBuilder {
   std::pair<te::Buffer, std::vector<Expr>> Location(int s, std::vector<Expr> index) const {
     auto h = ctx_.hoisted.find(s);
     if (h == ctx_.hoisted.end()) return {ctx_.buffers[s], std::move(index)};
-    std::vector<Expr> full;
-    for (const auto& [var, extent] : h->second.outer) full.push_back(Expr(var));
+    std::vector<Expr> full = h->second.slot;
     full.insert(full.end(), index.begin(), index.end());
     return {h->second.packed, std::move(full)};
   }
