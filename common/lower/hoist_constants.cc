@@ -1,5 +1,6 @@
 #include "common/lower/hoist_constants.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "absl/container/flat_hash_set.h"
@@ -7,6 +8,7 @@
 #include "common/schedule/effective_body.h"
 #include "common/te/arith/interval.h"
 #include "common/te/arith/simplify.h"
+#include "common/te/arith/sum_form.h"
 #include "common/te/expr_util.h"
 #include "common/te/tensor.h"
 
@@ -71,26 +73,44 @@ struct Slots {
   std::vector<te::Expr> index;
 };
 
-// Regions that tile the tensor (each starts at a multiple of its extent,
-// inside the tensor): slot d is start[d] / extent[d], so the packed buffer
-// is the tensor in blocks, whatever loops (a fused one that also walks rows
-// the region does not depend on) the region moves with. Empty when that
-// cannot be proven.
-Slots TileSlots(const LowerContext& ctx, int s, const std::vector<std::pair<te::Var, int64_t>>& outer) {
+// Ansor's layout: the region's start is a sum of scaled terms, each in one
+// moving loop's variable (k.0 * 32 + k.1, floormod(fused, 2) * 512 +
+// j.2 * 32); one slot dimension per term, ordered by its loop's nesting, so
+// the tiles the kernel walks in order lie in order in memory. A fused loop
+// that also walks rows the region does not depend on adds only the term it
+// contributes (floormod(fused, 2): 2 slots, not the fused extent). Empty
+// when a term mixes loops or can be negative.
+Slots TermSlots(const LowerContext& ctx, int s, const std::vector<std::pair<te::Var, int64_t>>& outer) {
   te::arith::VarBounds bounds;
   for (const auto& [var, extent] : outer) bounds[var.get()] = te::arith::IntInterval{0, extent - 1};
-  const schedule::Region& region = ctx.regions[s];
-  const std::vector<int64_t>& shape = ctx.stage(s).op->shape;
+  struct Term {
+    te::Expr atom;
+    size_t loop;  // position of its variable among `outer`
+    int64_t count;
+  };
+  std::vector<Term> terms;
+  for (const te::Expr& start : ctx.regions[s].min) {
+    te::arith::SumForm form = te::arith::ToSumForm(te::arith::Simplify(start, bounds));
+    for (const te::arith::SumTerm& t : form.terms) {
+      std::optional<size_t> loop;
+      for (size_t l = 0; l < outer.size(); ++l) {
+        if (!te::UsesVar(t.atom, outer[l].first.get())) continue;
+        if (loop) return {};  // mixes two loops
+        loop = l;
+      }
+      std::optional<te::arith::IntInterval> range = te::arith::ConstBounds(t.atom, bounds);
+      if (!loop || !range || range->lo < 0) return {};
+      if (range->hi == 0) continue;  // always 0 (a loop of extent 1)
+      bool seen = false;
+      for (const Term& u : terms) seen = seen || te::ToString(u.atom) == te::ToString(t.atom);
+      if (!seen) terms.push_back(Term{t.atom, *loop, range->hi + 1});
+    }
+  }
+  std::stable_sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.loop < b.loop; });
   Slots slots;
-  for (size_t d = 0; d < region.min.size(); ++d) {
-    const int64_t extent = region.extent[d];
-    const te::Expr& start = region.min[d];
-    te::Expr rem = te::arith::Simplify(te::FloorMod(start, te::Expr(extent)), bounds);
-    const int64_t* r = te::AsIntConst(rem);
-    std::optional<te::arith::IntInterval> range = te::arith::ConstBounds(start, bounds);
-    if (!r || *r != 0 || !range || range->lo < 0 || range->hi >= shape[d]) return {};
-    slots.shape.push_back((shape[d] + extent - 1) / extent);
-    slots.index.push_back(te::arith::Simplify(te::FloorDiv(start, te::Expr(extent)), bounds));
+  for (const Term& t : terms) {
+    slots.shape.push_back(t.count);
+    slots.index.push_back(t.atom);
   }
   return slots;
 }
@@ -120,7 +140,7 @@ void HoistConstantStages(LowerContext* ctx) {
     for (const auto& [var, extent] : *outer) passes *= extent;
     for (int64_t e : ctx->regions[s].extent) passes *= e;
     if (passes > kMaxPrepackWork * stage.op->num_elements()) continue;
-    Slots slots = outer->empty() ? Slots{} : TileSlots(*ctx, s, *outer);
+    Slots slots = outer->empty() ? Slots{} : TermSlots(*ctx, s, *outer);
     if (slots.index.empty()) slots = LoopSlots(*outer);
     std::vector<int64_t> shape = slots.shape;
     int64_t elements = 1;

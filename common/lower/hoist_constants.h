@@ -3,9 +3,10 @@
 // packing copy, a transposed conv's flipped kernel) and gives each a packed
 // argument buffer, so the kernel reads them precomputed and LoweredFunc::
 // prepack fills them once. A stage attached inside another's loops keeps one
-// slice per iteration of the loops its region moves with: a matmul's B panel
-// packed inside (j.0, k.0) becomes B.packed[j.0][k.0][k.1][j.1] — the blocked
-// layout the tile reads contiguously.
+// slice per value of each term of its region's start, ordered by the loops
+// the terms come from: a matmul's B panel packed inside (j.0, k.0) becomes
+// B.local.packed[j.0][k.0][k.1][j.1], the blocked layout the tiles read
+// contiguously and in order.
 #pragma once
 
 #include "common/lower/lower_context.h"

@@ -58,9 +58,9 @@ TEST(LayoutRewriteTest, APanelOfAConstantMatrixIsPackedOnceInTheTilesLayout) {
   ASSERT_EQ(f->args.size(), 4u);  // A, B, C, then the packed panels
   const Buffer& packed = f->args.back();
   EXPECT_EQ(packed->name, "B.local.packed");
-  // One 8 x 16 panel per (k.0, j.0), contiguous: B in blocks, as many
-  // elements as B.
-  EXPECT_THAT(packed->shape, ::testing::ElementsAre(8, 16, 8, 16));
+  // One 8 x 16 panel per (j.0, k.0), contiguous, in the order the tiles walk
+  // them: B in blocks, as many elements as B.
+  EXPECT_THAT(packed->shape, ::testing::ElementsAre(16, 8, 8, 16));
   // The copy left the kernel: only the prepack function writes the panels.
   EXPECT_EQ(StoresInto(f->body, "B.local.packed"), 0);
   EXPECT_EQ(StoresInto(f->body, "B.local"), 0);
