@@ -28,8 +28,8 @@ void RestoreDefaultCrashSignals() {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) signal(sig, SIG_DFL);
 }
 
-absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> Load(const v1::BuiltKernel& blob) {
-  auto kernel = codegen::LoadObject(KernelObjectFromProto(blob));
+absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> Load(const codegen::CompiledObject& object) {
+  auto kernel = codegen::LoadObject(object);
   RestoreDefaultCrashSignals();
   return kernel;
 }
@@ -93,14 +93,15 @@ class RunnerService {
       if (!ComputeReference(request.reference(), w, failure)) return failure;
     }
     SendPhase(out_fd_, runner::Phase::CANDIDATE).IgnoreError();
-    auto kernel = Load(request.candidate());
+    const codegen::CompiledObject candidate = KernelObjectFromProto(request.candidate());
+    auto kernel = Load(candidate);
     if (!kernel.ok())
       return MeasureResult::Failure(MeasureErrorKind::kCompileError,
                   absl::StrCat("loading the kernel object failed: ", kernel.status().message()));
     // Layout rewrite: the constants are packed once, untimed, like a model
     // does at load time.
     absl::StatusOr<codegen::PackedConstants> packed = codegen::PackedConstants::Prepare(
-        **kernel, KernelObjectFromProto(request.candidate()).packed_args, w.CandidateArgs());
+        **kernel, candidate.packed_args, w.CandidateArgs());
     if (!packed.ok())
       return MeasureResult::Failure(absl::IsResourceExhausted(packed.status()) ? MeasureErrorKind::kOutOfMemory
                                                                                : MeasureErrorKind::kRunnerError,
@@ -134,7 +135,8 @@ class RunnerService {
 
   bool ComputeReference(const v1::BuiltKernel& reference, WorkloadBuffers& w, MeasureResult& failure) {
     SendPhase(out_fd_, runner::Phase::REFERENCE).IgnoreError();
-    auto kernel = Load(reference);
+    const codegen::CompiledObject object = KernelObjectFromProto(reference);
+    auto kernel = Load(object);
     if (!kernel.ok()) {
       failure =
           MeasureResult::Failure(MeasureErrorKind::kRunnerError,
@@ -142,7 +144,7 @@ class RunnerService {
       return false;
     }
     absl::StatusOr<codegen::PackedConstants> packed = codegen::PackedConstants::Prepare(
-        **kernel, KernelObjectFromProto(reference).packed_args, w.ReferenceArgs());
+        **kernel, object.packed_args, w.ReferenceArgs());
     if (!packed.ok()) {
       failure = MeasureResult::Failure(MeasureErrorKind::kRunnerError,
                                        absl::StrCat("the reference kernel: ", packed.status().message()));

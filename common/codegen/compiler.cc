@@ -66,12 +66,6 @@ absl::StatusOr<Compilation> BuildOptimized(const lower::LoweredFunc& func, const
 
 }  // namespace
 
-int64_t PackedArg::bytes() const {
-  int64_t n = dtype.bytes();
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 std::vector<PackedArg> PackedArgsOf(const lower::LoweredFunc& func) {
   std::vector<PackedArg> out;
   for (size_t i = func.args.size() - func.num_packed; i < func.args.size(); ++i)

@@ -28,9 +28,6 @@ struct PackedArg {
   std::string name;
   te::DType dtype;
   std::vector<int64_t> shape;
-
-  int64_t bytes() const;
-  friend bool operator==(const PackedArg&, const PackedArg&) = default;
 };
 
 struct CompiledObject {

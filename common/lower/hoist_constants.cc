@@ -101,8 +101,8 @@ Slots TermSlots(const LowerContext& ctx, int s, const std::vector<std::pair<te::
       std::optional<te::arith::IntInterval> range = te::arith::ConstBounds(t.atom, bounds);
       if (!loop || !range || range->lo < 0) return {};
       if (range->hi == 0) continue;  // always 0 (a loop of extent 1)
-      bool seen = false;
-      for (const Term& u : terms) seen = seen || te::ToString(u.atom) == te::ToString(t.atom);
+      bool seen = std::any_of(terms.begin(), terms.end(),
+                              [&](const Term& u) { return te::StructurallyEqual(u.atom, t.atom); });
       if (!seen) terms.push_back(Term{t.atom, *loop, range->hi + 1});
     }
   }

@@ -35,7 +35,7 @@ absl::StatusOr<LoweredFunc> Lower(const schedule::State& state, const LowerOptio
   if (!ctx.ok()) return ctx.status();
   absl::StatusOr<Stmt> nest = BuildLoopNest(*ctx);
   if (!nest.ok()) return nest.status();
-  LoweredFunc func{options.name, ctx->arguments, RunPasses(*nest, options), Stmt(), 0};
+  LoweredFunc func{options.name, ctx->arguments, RunPasses(*nest, options)};
   if (Stmt prepack = BuildPrepackNest(*ctx)) {
     func.prepack = RunPasses(prepack, options);
     func.num_packed = static_cast<int>(ctx->hoisted.size());

@@ -99,6 +99,8 @@ struct LoweredFunc {
   int num_packed = 0;        // the packed buffers at the end of `args`
 
   std::string prepack_name() const { return name + "_prepack"; }
+  // The prepack as a function of its own (same arguments); needs `prepack`.
+  LoweredFunc prepack_func() const { return LoweredFunc{prepack_name(), args, prepack}; }
 };
 
 }  // namespace tuneforge::lower

@@ -103,7 +103,7 @@ TEST(ErrorsTest, BadKernelNameAndOptLevel) {
 }
 
 TEST(ErrorsTest, LoadObjectRejectsGarbageForeignAndMismatchedObjects) {
-  CompiledObject garbage{"k", "definitely not an ELF file", "x86_64-pc-linux-gnu", 0, "", {}};
+  CompiledObject garbage{"k", "definitely not an ELF file", "x86_64-pc-linux-gnu", 0};
   absl::StatusOr<std::unique_ptr<LoadedKernel>> k = LoadObject(garbage);
   ASSERT_FALSE(k.ok());
   EXPECT_THAT(std::string(k.status().message()), HasSubstr("not an object file"));

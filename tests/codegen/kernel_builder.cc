@@ -45,7 +45,7 @@ Stmt Let(const std::string& name, Expr value, const std::function<Stmt(Expr)>& b
 Stmt Seq(std::vector<Stmt> stmts) { return lower::MakeSeq(std::move(stmts)); }
 
 LoweredFunc Func(std::string name, std::vector<te::Buffer> args, Stmt body) {
-  return LoweredFunc{std::move(name), std::move(args), std::move(body), Stmt(), 0};
+  return LoweredFunc{std::move(name), std::move(args), std::move(body)};
 }
 
 absl::StatusOr<int32_t> RunKernel(const LoweredFunc& func, std::vector<void*> args,

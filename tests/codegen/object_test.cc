@@ -39,7 +39,7 @@ TEST(ObjectTest, CompileToObjectThenLoadObjectRuns) {
   EXPECT_THAT(info->defined_functions, Contains("axpb"));
 
   // The bytes are all a runner needs: load them as another process would.
-  CompiledObject copy{object->symbol, std::string(object->object), object->triple, 0, "", {}};
+  CompiledObject copy{object->symbol, std::string(object->object), object->triple, 0};
   absl::StatusOr<std::unique_ptr<LoadedKernel>> kernel = LoadObject(copy);
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   std::vector<float> a(64), b(64);

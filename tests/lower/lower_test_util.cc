@@ -43,8 +43,7 @@ std::string CheckAgainstReference(const schedule::State& state, const LowerOptio
     packed.push_back(*te::NDArray::Empty(f->args[i]->dtype, f->args[i]->shape));
   for (auto& a : packed) args.push_back(&a);
   if (f->prepack) {
-    LoweredFunc prepack{f->prepack_name(), f->args, f->prepack};
-    if (absl::Status s = RunLoweredFunc(prepack, args); !s.ok())
+    if (absl::Status s = RunLoweredFunc(f->prepack_func(), args); !s.ok())
       return absl::StrCat("prepack failed: ", s.message(), "\n", ToString(*f));
   }
   if (absl::Status s = RunLoweredFunc(*f, args); !s.ok())

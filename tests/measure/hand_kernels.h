@@ -46,7 +46,7 @@ class ElementwiseWorkload {
   const te::Buffer& b() const { return b_; }
 
   lower::LoweredFunc Func(lower::Stmt body, std::string name = "kernel") const {
-    return lower::LoweredFunc{std::move(name), {a_, b_}, std::move(body), lower::Stmt(), 0};
+    return lower::LoweredFunc{std::move(name), {a_, b_}, std::move(body)};
   }
   te::Expr LoadA(const te::Expr& index) const {
     return te::MakeBufferLoad(a_, {index}, te::DType::Float32());

@@ -14,7 +14,7 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(const lower::LoweredFu
   // The prepack function (layout rewrite) is a second kernel over the same
   // arguments in the same object.
   std::vector<lower::LoweredFunc> kernels = {func};
-  if (func.prepack) kernels.push_back(lower::LoweredFunc{func.prepack_name(), func.args, func.prepack, lower::Stmt(), 0});
+  if (func.prepack) kernels.push_back(func.prepack_func());
   for (const lower::LoweredFunc& k : kernels)
     if (absl::Status valid = ValidateForCpu(k); !valid.ok()) return valid;
   auto module = std::make_unique<llvm::Module>(func.name, context);

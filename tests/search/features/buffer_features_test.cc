@@ -64,7 +64,7 @@ lower::LoweredFunc HandBuiltNest() {
   lower::Stmt body = lower::MakeIf(Expr(i) < Expr(10), store);
   body = lower::MakeFor(j, 8, ForKind::kVectorized, body);
   body = lower::MakeFor(i, 16, ForKind::kParallel, body);
-  return lower::LoweredFunc{"hand", {a, out}, body, lower::Stmt(), 0};
+  return lower::LoweredFunc{"hand", {a, out}, body};
 }
 
 TEST(BufferFeaturesTest, HandBuiltNest) {
