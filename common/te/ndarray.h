@@ -60,7 +60,12 @@ class NDArray {
   uint64_t ContentHash() const;
 
  private:
+  // Buffers of 2 MiB or more are their own anonymous mappings (mapped_bytes
+  // > 0), the rest come from the heap.
   struct FreeDeleter {
+    FreeDeleter() : mapped_bytes(0) {}
+    explicit FreeDeleter(size_t bytes) : mapped_bytes(bytes) {}
+    size_t mapped_bytes;
     void operator()(void* p) const;
   };
   DType dtype_;

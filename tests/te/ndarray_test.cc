@@ -29,6 +29,25 @@ TEST(NDArrayTest, EmptyIsZeroFilledAligned) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % 64, 0u);
 }
 
+// Large tensors are their own 2 MiB-aligned mappings (huge pages where the
+// kernel allows), whatever was allocated and freed before them: a reused
+// buffer must still start zeroed and stay usable after its neighbour dies.
+TEST(NDArrayTest, LargeTensorsAreHugeAlignedFreshMappings) {
+  constexpr uintptr_t kHuge = 2 << 20;
+  for (int round = 0; round < 3; ++round) {
+    NDArray a = Make(DType::Float32(), {1024, 1024});
+    NDArray b = Make(DType::Float32(), {1024, 1024 + 1});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % kHuge, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % kHuge, 0u);
+    for (int64_t i : {int64_t{0}, a.num_elements() / 2, a.num_elements() - 1}) EXPECT_EQ(a.GetDouble(i), 0.0);
+    EXPECT_EQ(b.GetDouble(b.num_elements() - 1), 0.0);
+    a.Fill(3.0);
+    b.FillRandom(round);
+    { NDArray gone = Make(DType::Float32(), {1024, 1024}); }
+    EXPECT_EQ(a.GetDouble(a.num_elements() - 1), 3.0);
+  }
+}
+
 TEST(NDArrayTest, RejectsBadShapesAndTypes) {
   auto neg = NDArray::Empty(DType::Float32(), {2, -1});
   ASSERT_FALSE(neg.ok());
