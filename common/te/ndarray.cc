@@ -55,8 +55,8 @@ namespace {
 // use huge pages, so that every large tensor gets huge pages on first touch.
 // From the heap, a 4 MiB buffer may reuse memory an earlier tensor already
 // faulted in with 4 KiB pages (glibc raises its mmap threshold after the first
-// large free): the same kernel then ran at 93 GFLOPS in one process and 230 in
-// the next, so measured speed depended on the process's allocation history.
+// large free), so a kernel's measured speed could depend on what the process
+// allocated before it.
 void* MapHugeAligned(size_t bytes) {
   constexpr size_t kHuge = 2 << 20;
   size_t span = bytes + kHuge;
