@@ -144,7 +144,7 @@ void HoistConstantStages(LowerContext* ctx) {
     if (slots.index.empty()) slots = LoopSlots(*outer);
     std::vector<int64_t> shape = slots.shape;
     int64_t elements = 1;
-    for (int64_t e : ctx->regions[s].extent) shape.push_back(e);
+    for (int64_t e : ctx->StoredExtents(s)) shape.push_back(e);
     for (int64_t e : shape) elements *= e;
     if (elements > kMaxPackedGrowth * stage.op->num_elements() ||
         elements * stage.op->dtype.bytes() > kMaxPackedBytes)

@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/lower/hoist_constants.h"
+#include "common/lower/local_layout.h"
 #include "common/schedule/effective_body.h"
 #include "common/te/tensor.h"
 
@@ -76,6 +77,7 @@ absl::StatusOr<LowerContext> MakeLowerContext(const schedule::State& state,
   const te::ComputeDag& dag = *state.dag();
   int n = state.num_stages();
   ctx.buffers.resize(n);
+  ctx.dim_order.resize(n);
   ctx.is_argument.assign(n, false);
   for (int s : dag.ArgumentOps()) ctx.is_argument[s] = true;
   for (int s = 0; s < n; ++s) {
@@ -87,7 +89,8 @@ absl::StatusOr<LowerContext> MakeLowerContext(const schedule::State& state,
     if (ctx.is_argument[s]) {
       buf->shape = stage.op->shape;  // arguments are dense and whole
     } else {
-      buf->shape = ctx.regions[s].extent;
+      ctx.dim_order[s] = LocalDimOrder(ctx, s);
+      buf->shape = ctx.StoredExtents(s);
       buf->scope = stage.scope;
       if (!stage.storage_align.empty()) buf->strides = AlignedStrides(buf->shape, stage.storage_align);
     }

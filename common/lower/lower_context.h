@@ -30,6 +30,9 @@ struct LowerContext {
   std::vector<schedule::Region> regions;  // per stage
   std::vector<te::Expr> bodies;           // effective (inlined) bodies
   std::vector<te::Buffer> buffers;        // output buffer per non-inlined stage
+  // Per stage: the region dimension its local buffer stores at each
+  // position (local_layout.h); empty: the tensor's order.
+  std::vector<std::vector<int>> dim_order;
   std::vector<bool> is_argument;          // buffer is a kernel argument
   std::vector<te::Buffer> arguments;      // kernel arguments in order
   // Stages computed inside (stage, node), in stage order.
@@ -38,6 +41,16 @@ struct LowerContext {
   std::map<int, HoistedStage> hoisted;    // by stage; their buffers end `arguments`
 
   const schedule::Stage& stage(int s) const { return state->stage(s); }
+  // Stage s's region extents, or a region-relative index, in the order its
+  // buffer stores them.
+  std::vector<int64_t> StoredExtents(int s) const { return Stored(s, regions[s].extent); }
+  template <typename T>
+  std::vector<T> Stored(int s, std::vector<T> dims) const {
+    if (dim_order[s].empty()) return dims;
+    std::vector<T> out;
+    for (int d : dim_order[s]) out.push_back(std::move(dims[d]));
+    return out;
+  }
 };
 
 // Errors: GPU bindings on a CPU target, invalid placements.

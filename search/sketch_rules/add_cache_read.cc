@@ -10,6 +10,13 @@
 // miss, whatever the tile sizes (a 4x16 register tile of a 1024^3 matmul ran
 // at a quarter of the speed it reached with its B panel packed).
 //
+// A constant weight that the stage reuses across a reduction is packed
+// whatever its row length or read order (dense's W[j, k], a conv's
+// W[k, c, r, s]): the layout rewrite (common/lower/hoist_constants.h)
+// computes the copy once, before the kernel runs, and stores it in the order
+// the register tile reads it (common/lower/local_layout.h), so per call it
+// costs nothing and turns strided or broadcast reads into vector loads.
+//
 // The unpacked stage is derived as well (kApply): the search decides.
 #include "common/te/expr_util.h"
 #include "search/sketch_rules/sketch_rules.h"
@@ -44,8 +51,11 @@ std::vector<int> PackableInputs(const schedule::State& state, int stage) {
         inner_elsewhere = inner_elsewhere || te::UsesVar(idx[d], inner);
         for (const te::IterVar& r : red->axes) reduce_outside = reduce_outside || te::UsesVar(idx[d], r.var.get());
       }
-      shape_fits = inner_on_last && !inner_elsewhere && reduce_outside &&
-                   input->shape.back() * input->dtype.bytes() >= kMinRowBytes;
+      bool reduce_anywhere = reduce_outside;
+      for (const te::IterVar& r : red->axes) reduce_anywhere = reduce_anywhere || te::UsesVar(idx.back(), r.var.get());
+      shape_fits = (inner_on_last && !inner_elsewhere && reduce_outside &&
+                    input->shape.back() * input->dtype.bytes() >= kMinRowBytes) ||
+                   (input->constant && reduce_anywhere);
     });
     if (reads == 1 && shape_fits) out.push_back(producer);
   }

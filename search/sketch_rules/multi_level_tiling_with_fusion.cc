@@ -2,7 +2,9 @@
 // element-wise consumer (matmul + relu, conv2d + bias + relu, or the copy out
 // of a cache stage), the consumer is tiled like the stage's outer levels and
 // the stage is computed inside those loops: each tile of the result is
-// finished while it is still in cache. One sketch per fusion level.
+// finished while it is still in cache. One sketch per fusion level, and per
+// axis a constant weight can be vectorized along (a conv's output channels
+// innermost in the register tile; stage_queries.h, WeightVectorAxes).
 #include "search/sketch_rules/sketch_rules.h"
 #include "search/sketch_rules/stage_queries.h"
 #include "search/sketch_rules/tiling.h"
@@ -29,13 +31,23 @@ class MultiLevelTilingWithFusionRule : public SketchRule {
                                   const HardwareParams&) const override {
     const int consumer = SingleElementwiseConsumer(state, stage);
     const int s_levels = static_cast<int>(std::count(structure_.begin(), structure_.end(), 'S'));
+    // The register tile in the axes' order, and with each weight-vector
+    // axis innermost: the fused consumer copies the tile back in the
+    // output's order, so only the accumulator (a local buffer stored in
+    // its loops' order) sees the inner axis.
+    std::vector<int> inner_axes = {-1};
+    for (int a : WeightVectorAxes(state, stage)) inner_axes.push_back(a);
     std::vector<DerivedState> out;
     for (int level : levels_) {
       if (level < 1 || level >= s_levels) continue;
-      schedule::State next = state;
-      absl::StatusOr<std::vector<int>> splits = ApplyMultiLevelTiling(&next, stage, structure_);
-      if (!splits.ok() || !FuseIntoConsumer(&next, stage, consumer, *splits, level).ok()) continue;
-      out.push_back(DerivedState{std::move(next), stage - 1, absl::StrCat("fused at tile level ", level)});
+      for (int inner : inner_axes) {
+        schedule::State next = state;
+        absl::StatusOr<std::vector<int>> splits = ApplyMultiLevelTiling(&next, stage, structure_, inner);
+        if (!splits.ok() || !FuseIntoConsumer(&next, stage, consumer, *splits, level).ok()) continue;
+        std::string variant = absl::StrCat("fused at tile level ", level);
+        if (inner >= 0) absl::StrAppend(&variant, ", ", state.stage(stage).op->axes[inner].var->name, " innermost");
+        out.push_back(DerivedState{std::move(next), stage - 1, std::move(variant)});
+      }
     }
     return out;
   }

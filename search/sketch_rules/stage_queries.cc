@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "common/schedule/loop_transforms.h"
+#include "common/te/expr_util.h"
 
 namespace tuneforge::search {
 
@@ -67,6 +68,44 @@ bool ReadsCacheReadStage(const State& state, int stage) {
   for (int p : state.dag()->analysis(stage).producers)
     if (IsCacheReadStage(state, p)) return true;
   return false;
+}
+
+namespace {
+
+bool IsConstantInput(const State& state, const te::TensorNode* tensor) {
+  if (tensor->is_placeholder()) return tensor->constant;
+  int s = state.dag()->IndexOf(tensor);
+  return s >= 0 && IsCacheReadStage(state, s) && state.stage(s - 1).op->is_placeholder() &&
+         state.stage(s - 1).op->constant;
+}
+
+}  // namespace
+
+std::vector<int> WeightVectorAxes(const State& state, int stage) {
+  const te::Tensor& op = state.stage(stage).op;
+  if (!op->reduce() || op->axes.size() < 2) return {};
+  const te::VarNode* last = op->axes.back().var.get();
+  std::vector<bool> weight_varies(op->axes.size(), false), other_varies(op->axes.size(), false);
+  te::PostOrderVisit(op->body, [&](const te::Expr& e) {
+    const auto* read = e.as<te::TensorRead>();
+    if (!read) return;
+    bool weight = IsConstantInput(state, read->tensor.get());
+    bool along_last = false;
+    for (const te::Expr& i : read->indices) along_last = along_last || te::UsesVar(i, last);
+    for (size_t a = 0; a + 1 < op->axes.size(); ++a) {
+      bool varies = false;
+      for (const te::Expr& i : read->indices) varies = varies || te::UsesVar(i, op->axes[a].var.get());
+      if (!varies) continue;
+      if (weight && !along_last)
+        weight_varies[a] = true;
+      else
+        other_varies[a] = true;
+    }
+  });
+  std::vector<int> out;
+  for (size_t a = 0; a + 1 < op->axes.size(); ++a)
+    if (weight_varies[a] && !other_varies[a] && op->axes[a].extent > 1) out.push_back(static_cast<int>(a));
+  return out;
 }
 
 int64_t SpatialSize(const State& state, int stage) {

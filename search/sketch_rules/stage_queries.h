@@ -27,6 +27,13 @@ bool HasCacheWriteStage(const schedule::State& state, int stage);
 bool IsCacheReadStage(const schedule::State& state, int stage);
 // Some input of `stage` is such a copy (the stage's input was packed).
 bool ReadsCacheReadStage(const schedule::State& state, int stage);
+// Spatial axes of `stage` (its last excepted) that a constant weight's read
+// varies along while no other input's does: a conv's output channels
+// (W[k, c, r, s] varies with k, the data does not). With such an axis
+// innermost in the register tile, the (packed) weight loads as vectors and
+// the data broadcasts, where the last axis may be too short to fill a vector
+// (a 14-wide row). A cache-read copy of a constant counts as the constant.
+std::vector<int> WeightVectorAxes(const schedule::State& state, int stage);
 // Products of the extents of the stage's op's spatial and reduction axes.
 int64_t SpatialSize(const schedule::State& state, int stage);
 int64_t ReductionSize(const schedule::State& state, int stage);

@@ -45,7 +45,7 @@ bool IsValidTileStructure(const std::string& structure) {
 }
 
 absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(State* state, int stage,
-                                                       const std::string& structure) {
+                                                       const std::string& structure, int inner_axis) {
   if (!IsValidTileStructure(structure))
     return absl::InvalidArgumentError(absl::StrCat(
         "tile structure '", structure, "' must be letters S and R with at least one S (e.g. SSRSRS)"));
@@ -63,7 +63,10 @@ absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(State* state, int stage,
   int s_level = 0, r_level = 0;
   for (char c : structure) {
     if (c == 'S') {
-      for (int i = 0; i < ns; ++i) order.push_back(base[i] + s_level);
+      const bool innermost = s_level == s_levels - 1;
+      for (int i = 0; i < ns; ++i)
+        if (!innermost || i != inner_axis) order.push_back(base[i] + s_level);
+      if (innermost && inner_axis >= 0 && inner_axis < ns) order.push_back(base[inner_axis] + s_level);
       ++s_level;
     } else if (r_levels > 0) {
       for (int i = ns; i < n; ++i) order.push_back(base[i] + r_level);

@@ -17,10 +17,12 @@ bool IsValidTileStructure(const std::string& structure);
 // Splits each spatial loop of `stage` into as many levels as `structure` has
 // 'S' (each reduction loop: as many as it has 'R'), with placeholder lengths
 // of 1 that annotation fills in, and reorders the loops level by level in
-// structure order (SSRSRS: S0 S1 R0 S2 R1 S3). Returns the index in the
-// schedule of each spatial axis's split step.
+// structure order (SSRSRS: S0 S1 R0 S2 R1 S3). The innermost spatial level
+// keeps the axes' order, or puts spatial axis `inner_axis` (>= 0) last (see
+// WeightVectorAxes). Returns the index in the schedule of each spatial axis's
+// split step.
 absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(schedule::State* state, int stage,
-                                                       const std::string& structure);
+                                                       const std::string& structure, int inner_axis = -1);
 
 // Tiles the untransformed element-wise `consumer` like `producer`'s spatial
 // splits (`producer_splits` from ApplyMultiLevelTiling) down to `level`

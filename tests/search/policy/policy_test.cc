@@ -139,7 +139,7 @@ TEST(SketchPolicyTest, ProposesNewValidProgramsAndLearnsFromResults) {
     policy->Update(results);
     EXPECT_TRUE(model->trained());
   }
-  EXPECT_EQ(stats.num_sketches, 2);
+  EXPECT_EQ(stats.num_sketches, 4);  // fusion levels 1 and 2, the constant B packed or not
   EXPECT_GT(stats.evolution.scored, 0);      // rounds 2 and 3 ran the evolutionary search
   EXPECT_GT(stats.evolution.mutations, 0);
   EXPECT_EQ(model->num_programs(), 36);

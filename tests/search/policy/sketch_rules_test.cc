@@ -112,12 +112,42 @@ TEST(SketchRulesTest, PackingCopiesTheInputReadARowApartPerReductionStep) {
   EXPECT_THAT(Describe(s), ::testing::Not(HasSubstr("C: add_cache_read (B); C: add_cache_write")));
   // batch_matmul's B[b, k, j] too.
   EXPECT_THAT(Describe(Sketches("batch_matmul:B=2,M=32,N=512,K=32")), HasSubstr("add_cache_read"));
-  // Not: rows under 1 KB (all of B fits a few cache sets), dense's weights
-  // W[j, k] (read along k), convolutions (their inputs are padded copies).
-  EXPECT_THAT(Describe(Sketches("matmul:M=64,N=128,K=64")), ::testing::Not(HasSubstr("add_cache_read")));
-  EXPECT_THAT(Describe(Sketches("dense:M=64,N=512,K=512")), ::testing::Not(HasSubstr("add_cache_read")));
+  // Not a computed input with rows under 1 KB (all of it fits a few cache
+  // sets; batch_matmul's B is not a weight), nor the padded data of a conv.
+  EXPECT_THAT(Describe(Sketches("batch_matmul:B=2,M=32,N=128,K=32")), ::testing::Not(HasSubstr("add_cache_read")));
   EXPECT_THAT(Describe(Sketches("conv2d:N=1,C=256,H=14,W=14,K=256,R=3,S=3,pad=1")),
-              ::testing::Not(HasSubstr("add_cache_read")));
+              ::testing::Not(HasSubstr("add_cache_read (pad)")));
+}
+
+TEST(SketchRulesTest, ConstantWeightsArePackedWhateverTheirReadOrder) {
+  // Packing a constant costs nothing per call (the layout rewrite computes
+  // it once), so short rows, dense's W[j, k] (read along j) and a conv's
+  // W[k, c, r, s] are packed too.
+  EXPECT_THAT(Describe(Sketches("matmul:M=64,N=128,K=64")), HasSubstr("add_cache_read (B)"));
+  EXPECT_THAT(Describe(Sketches("dense:M=64,N=512,K=512")), HasSubstr("add_cache_read (weight)"));
+  EXPECT_THAT(Describe(Sketches("conv2d:N=1,C=256,H=14,W=14,K=256,R=3,S=3,pad=1")),
+              HasSubstr("add_cache_read (kernel)"));
+}
+
+TEST(SketchRulesTest, AConvsOutputChannelsCanBeTheInnermostTileAxis) {
+  // W[k, c, r, s] varies along k and the data does not: with k innermost
+  // in the register tile the weight loads as vectors (a 14-wide row would
+  // fill 14 of 16 lanes).
+  std::vector<Sketch> s = Sketches("conv2d:N=1,C=64,H=14,W=14,K=64,R=3,S=3,pad=1");
+  int k_inner = 0;
+  for (const Sketch& sk : s) {
+    bool variant = false;
+    for (const std::string& d : sk.derivation) variant = variant || d.find("k innermost") != std::string::npos;
+    if (!variant) continue;
+    ++k_inner;
+    int conv = sk.state.StageIndex("conv2d.local");
+    ASSERT_GE(conv, 0) << Describe(s);
+    const schedule::Stage& st = sk.state.stage(conv);
+    EXPECT_EQ(st.iter_node(static_cast<int>(st.iters.size()) - 1).name, "k.3") << sk.state.ToString();
+  }
+  EXPECT_EQ(k_inner, 4) << Describe(s);  // fusion levels 1 and 2, the weight packed or not
+  // Not where every input varies along the axis (matmul's i: A[i, k]).
+  EXPECT_THAT(Describe(Sketches("matmul:M=256,N=256,K=256")), ::testing::Not(HasSubstr("innermost")));
 }
 
 TEST(SketchRulesTest, ConvWithBiasAndReluInlinesPaddingAndBiasAndFusesTheConv) {
@@ -131,7 +161,7 @@ TEST(SketchRulesTest, ConvWithBiasAndReluInlinesPaddingAndBiasAndFusesTheConv) {
     for (int i = 0; i < sk.state.num_stages(); ++i) {
       const schedule::Stage& st = sk.state.stage(i);
       if (st.is_placeholder() || sk.state.dag()->analysis(i).is_output) continue;
-      if (st.op->reduce()) continue;
+      if (st.op->reduce() || st.op->name == "kernel.local") continue;  // the conv and its packed weight
       EXPECT_TRUE(std::holds_alternative<schedule::ComputeInlined>(st.location)) << st.op->name;
     }
   }
