@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bench/peer_process.h"
+#include "bench/timing.h"
 #include "common/te/workload.h"
 #include "nlohmann/json.hpp"
 
@@ -75,14 +76,17 @@ std::vector<Point> Tune(const TuningOptions& o, const std::filesystem::path& dir
 }
 
 // The tuning's best record timed again by `tuneforge measure --best`, the
-// way the peers are timed: right beside them, not during the tuning, and
-// like them the best of three runs (the machine is shared).
+// way the peers are timed: right beside them, not during the tuning, with
+// their timing options (repeats of at least 200 ms, the median of 5), and
+// like them the best of six fresh processes (each peer is the best of three
+// before and three after; the machine is shared).
 std::optional<double> RemeasureBest(const TuningOptions& o, const std::filesystem::path& dir,
                                     const std::string& spec) {
   std::string cmd = absl::StrCat("cd ", dir.string(), " && ", o.tuneforge_binary, " measure '", spec,
-                                 "' --best --db curve.db --threads ", o.threads, " --json 2>/dev/null");
+                                 "' --best --db curve.db --threads ", o.threads, " --repeat ", kPeerTiming.repeat,
+                                 " --min-repeat-ms ", kPeerTiming.min_repeat_ms, " --json 2>/dev/null");
   std::optional<double> best;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 6; ++i) {
     FILE* pipe = popen(cmd.c_str(), "r");
     if (!pipe) return best;
     std::string out;
