@@ -75,6 +75,9 @@ std::vector<Point> Tune(const TuningOptions& o, const std::filesystem::path& dir
   return points;
 }
 
+// Fresh processes a peer is timed in, once before the tuning and once after.
+constexpr int kPeerProcesses = 3;
+
 // The tuning's best record timed again by `tuneforge measure --best`, the
 // way the peers are timed: right beside them, not during the tuning, with
 // their timing options (repeats of at least 200 ms, the median of 5), and
@@ -86,7 +89,7 @@ std::optional<double> RemeasureBest(const TuningOptions& o, const std::filesyste
                                  "' --best --db curve.db --threads ", o.threads, " --repeat ", kPeerTiming.repeat,
                                  " --min-repeat-ms ", kPeerTiming.min_repeat_ms, " --json 2>/dev/null");
   std::optional<double> best;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 2 * kPeerProcesses; ++i) {
     FILE* pipe = popen(cmd.c_str(), "r");
     if (!pipe) return best;
     std::string out;
@@ -118,7 +121,7 @@ std::optional<double> PeerGflops(const TuningOptions& o, const TuningWorkload& w
   // The machine is shared: a peer timed while a neighbour is busy looks
   // slow. The best of three timings (each a fresh process) is its figure.
   std::optional<double> best;
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < kPeerProcesses; ++i)
     if (std::optional<double> g = PeerGflopsOnce(o, w, prefix, flops); g && (!best || *g > *best)) best = g;
   return best;
 }

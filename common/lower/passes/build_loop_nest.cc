@@ -73,7 +73,7 @@ class NestBuilder {
   // buffer, or for a hoisted stage the slice of its packed buffer that the
   // current iteration of its moving loops reads.
   std::pair<te::Buffer, std::vector<Expr>> Location(int s, std::vector<Expr> index) const {
-    if (!ctx_.is_argument[s]) index = ctx_.Stored(s, std::move(index));
+    index = ctx_.Stored(s, std::move(index));  // arguments keep the tensor's order
     auto h = ctx_.hoisted.find(s);
     if (h == ctx_.hoisted.end()) return {ctx_.buffers[s], std::move(index)};
     std::vector<Expr> full = h->second.slot;
