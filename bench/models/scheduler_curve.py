@@ -6,6 +6,10 @@ each round, from the progress lines, as one table, and the trials each needs
 to come within 10% and 5% of the better final estimate.
 
     bench/models/scheduler_curve.py --model M/dcgan/model.onnx --trials 300 [--seed 1] [--out curve.json]
+
+A long comparison runs in parts: `--only gradient --reuse earlier.json` reruns one
+scheduler and takes the other's curve from an earlier run's --out file (same
+model, trials, seed and batch; the table says which curve was reused).
 """
 import argparse
 import json
@@ -46,12 +50,29 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--out")
+    parser.add_argument("--only", choices=("round-robin", "gradient"), help="run this scheduler alone")
+    parser.add_argument("--reuse", help="an earlier --out file: the schedulers not run are taken from it")
     parser.add_argument("--tuneforge", default=os.path.join(ROOT, "build", "bin", "tuneforge"))
     args = parser.parse_args()
     results = {}
+    reused = []
+    if args.reuse:
+        with open(args.reuse) as f:
+            earlier = json.load(f)
+        for scheduler, r in earlier.items():
+            if scheduler != args.only:
+                results[scheduler] = r
+                reused.append(scheduler)
     for scheduler in ("round-robin", "gradient"):
+        if args.only and scheduler != args.only:
+            continue
         points, final = curve(args.tuneforge, args.model, scheduler, args.trials, args.seed, args.threads, args.batch)
         results[scheduler] = {"points": points, "latency_ms": final.get("latency_ms"), "wall_s": final.get("wall_s")}
+    missing = [s for s in ("round-robin", "gradient") if s not in results]
+    if missing:
+        parser.error(f"no curve for {', '.join(missing)}: drop --only or give --reuse with it")
+    for s in reused:
+        print(f"{s}: curve reused from {args.reuse}")
     best = min(min(ms for _, ms in r["points"]) for r in results.values() if r["points"])
     trials = sorted({t for r in results.values() for t, _ in r["points"]})
     print(f"{'trials':>7}{'round-robin ms':>16}{'gradient ms':>14}")

@@ -54,65 +54,90 @@ absl::StatusOr<Window> ReadWindow(const ImportContext& ctx, const std::vector<in
   return w;
 }
 
-}  // namespace
+// What Conv and ConvTranspose read alike: data and weight of equal rank 3
+// to 5 (1-d to 3-d), the group count, the spatial extents.
+struct ConvOperands {
+  ValueId data = -1, weight = -1;
+  std::vector<int64_t> data_shape, weight_shape;
+  int64_t group = 1;
+  std::vector<int64_t> in_spatial, weight_spatial;
+};
 
-absl::Status ConvertConv(ImportContext& ctx) {
+absl::StatusOr<ConvOperands> ReadOperands(ImportContext& ctx) {
+  ConvOperands o;
   auto data = ctx.Input(0);
   if (!data.ok()) return data.status();
   auto weight = ctx.Input(1);
   if (!weight.ok()) return weight.status();
-  const Value& x = ctx.value(*data);
-  const Value& w = ctx.value(*weight);
-  if (x.shape.size() < 3 || x.shape.size() > 5 || w.shape.size() != x.shape.size())
+  o.data = *data;
+  o.weight = *weight;
+  o.data_shape = ctx.value(o.data).shape;
+  o.weight_shape = ctx.value(o.weight).shape;
+  if (o.data_shape.size() < 3 || o.data_shape.size() > 5 || o.weight_shape.size() != o.data_shape.size())
     return ctx.Unsupported(absl::StrCat("needs data and weight of rank 3 to 5 (1-d to 3-d "
-                                        "convolution), got ranks ", x.shape.size(), " and ",
-                                        w.shape.size()));
+                                        "convolution), got ranks ", o.data_shape.size(), " and ",
+                                        o.weight_shape.size()));
   auto group = ctx.Int("group", 1);
   if (!group.ok()) return group.status();
-  const int64_t C = x.shape[1], K = w.shape[0];
-  if (*group <= 0 || C % *group != 0 || K % *group != 0 || w.shape[1] * *group != C)
-    return ctx.Invalid(absl::StrCat("weight [", K, ", ", w.shape[1], ", ...] does not fit ", C,
-                                    " input channels in ", *group, " groups"));
-  std::vector<int64_t> in_spatial(x.shape.begin() + 2, x.shape.end());
-  std::vector<int64_t> w_spatial(w.shape.begin() + 2, w.shape.end());
+  if (*group <= 0) return ctx.Invalid(absl::StrCat("group must be positive, got ", *group));
+  o.group = *group;
+  o.in_spatial.assign(o.data_shape.begin() + 2, o.data_shape.end());
+  o.weight_spatial.assign(o.weight_shape.begin() + 2, o.weight_shape.end());
+  return o;
+}
+
+// The optional bias (input 2) of `K` elements, appended to `inputs`.
+absl::Status ReadBias(ImportContext& ctx, int64_t K, std::vector<ValueId>* inputs) {
+  if (!ctx.HasInput(2)) return absl::OkStatus();
+  auto bias = ctx.Input(2);
+  if (!bias.ok()) return bias.status();
+  if (ctx.value(*bias).num_elements() != K)
+    return ctx.Invalid(absl::StrCat("bias has ", ctx.value(*bias).num_elements(), " elements; the ", K,
+                                    " output channels need one each"));
+  inputs->push_back(*bias);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ConvertConv(ImportContext& ctx) {
+  auto operands = ReadOperands(ctx);
+  if (!operands.ok()) return operands.status();
+  const ConvOperands& o = *operands;
+  const int64_t C = o.data_shape[1], K = o.weight_shape[0];
+  if (C % o.group != 0 || K % o.group != 0 || o.weight_shape[1] * o.group != C)
+    return ctx.Invalid(absl::StrCat("weight [", K, ", ", o.weight_shape[1], ", ...] does not fit ", C,
+                                    " input channels in ", o.group, " groups"));
+  const std::vector<int64_t>& in_spatial = o.in_spatial;
+  const std::vector<int64_t>& w_spatial = o.weight_spatial;
   auto win = ReadWindow(ctx, in_spatial, w_spatial);
   if (!win.ok()) return win.status();
   if (win->kernel != w_spatial) return ctx.Invalid("kernel_shape does not match the weight's shape");
-  std::vector<int64_t> out = {x.shape[0], K};
+  std::vector<int64_t> out = {o.data_shape[0], K};
   for (size_t d = 0; d < in_spatial.size(); ++d) {
     int64_t span = in_spatial[d] + win->pads_begin[d] + win->pads_end[d] -
                    (win->kernel[d] - 1) * win->dilations[d] - 1;
     if (span < 0) return ctx.Invalid("the dilated kernel is larger than the padded input");
     out.push_back(span / win->strides[d] + 1);
   }
-  std::vector<ValueId> inputs = {*data, *weight};
-  if (ctx.HasInput(2)) {
-    auto bias = ctx.Input(2);
-    if (!bias.ok()) return bias.status();
-    if (ctx.value(*bias).num_elements() != K) return ctx.Invalid("bias must have K elements");
-    inputs.push_back(*bias);
-  }
-  Conv op{win->strides, win->dilations, win->pads_begin, win->pads_end, *group};
-  return ctx.AddNode(op, inputs, x.dtype, out).status();
+  std::vector<ValueId> inputs = {o.data, o.weight};
+  if (absl::Status bias = ReadBias(ctx, K, &inputs); !bias.ok()) return bias;
+  Conv op{win->strides, win->dilations, win->pads_begin, win->pads_end, o.group};
+  return ctx.AddNode(op, inputs, ctx.value(o.data).dtype, out).status();
 }
 
 absl::Status ConvertConvTranspose(ImportContext& ctx) {
-  auto data = ctx.Input(0);
-  if (!data.ok()) return data.status();
-  auto weight = ctx.Input(1);
-  if (!weight.ok()) return weight.status();
-  const Value& x = ctx.value(*data);
-  const Value& w = ctx.value(*weight);
-  if (x.shape.size() < 3 || x.shape.size() > 5 || w.shape.size() != x.shape.size())
-    return ctx.Unsupported("needs data and weight of rank 3 to 5");
-  auto group = ctx.Int("group", 1);
-  if (!group.ok()) return group.status();
-  const int64_t C = x.shape[1], K = w.shape[1] * *group;
-  if (*group <= 0 || w.shape[0] != C || C % *group != 0)
-    return ctx.Invalid("the weight [C, K/group, ...] does not match the input channels");
-  size_t n = x.shape.size() - 2;
-  std::vector<int64_t> in_spatial(x.shape.begin() + 2, x.shape.end());
-  std::vector<int64_t> w_spatial(w.shape.begin() + 2, w.shape.end());
+  auto operands = ReadOperands(ctx);
+  if (!operands.ok()) return operands.status();
+  const ConvOperands& o = *operands;
+  const int64_t C = o.data_shape[1], K = o.weight_shape[1] * o.group;
+  if (o.weight_shape[0] != C || C % o.group != 0)
+    return ctx.Invalid(absl::StrCat("weight [", o.weight_shape[0], ", ", o.weight_shape[1],
+                                    ", ...] does not match [C, K/group, ...] for ", C, " input channels in ",
+                                    o.group, " groups"));
+  const size_t n = o.in_spatial.size();
+  const std::vector<int64_t>& in_spatial = o.in_spatial;
+  const std::vector<int64_t>& w_spatial = o.weight_spatial;
   auto kernel = ctx.Ints("kernel_shape", w_spatial);
   auto strides = ctx.Ints("strides", std::vector<int64_t>(n, 1));
   auto dilations = ctx.Ints("dilations", std::vector<int64_t>(n, 1));
@@ -126,10 +151,23 @@ absl::Status ConvertConvTranspose(ImportContext& ctx) {
   if (*kernel != w_spatial || strides->size() != n || dilations->size() != n ||
       pads->size() != 2 * n || output_padding->size() != n)
     return ctx.Invalid("kernel_shape, strides, dilations, pads or output_padding have the wrong length");
+  for (size_t d = 0; d < n; ++d) {
+    if ((*strides)[d] <= 0 || (*dilations)[d] <= 0)
+      return ctx.Invalid("strides and dilations must be positive");
+    if ((*pads)[d] < 0 || (*pads)[n + d] < 0) return ctx.Invalid("pads must not be negative");
+    if ((*output_padding)[d] < 0 || (*output_padding)[d] >= std::max((*strides)[d], (*dilations)[d]))
+      return ctx.Invalid("output_padding must be at least 0 and less than the stride or the dilation");
+  }
+  if (*auto_pad != "NOTSET" && *auto_pad != "SAME_UPPER" && *auto_pad != "SAME_LOWER" && *auto_pad != "VALID")
+    return ctx.Invalid(absl::StrCat("auto_pad '", *auto_pad,
+                                    "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID"));
+  if (!output_shape->empty() && output_shape->size() != n && output_shape->size() != n + 2)
+    return ctx.Invalid(absl::StrCat("output_shape needs ", n, " (or ", n + 2, ") values, got ",
+                                    output_shape->size()));
   // output_shape may list the spatial extents only, or N and C too.
   if (output_shape->size() == n + 2) output_shape->erase(output_shape->begin(), output_shape->begin() + 2);
-  ConvTranspose op{*strides, *dilations, {}, {}, *output_padding, *group};
-  std::vector<int64_t> out = {x.shape[0], K};
+  ConvTranspose op{*strides, *dilations, {}, {}, *output_padding, o.group};
+  std::vector<int64_t> out = {o.data_shape[0], K};
   for (size_t d = 0; d < n; ++d) {
     int64_t full = (*strides)[d] * (in_spatial[d] - 1) + (*output_padding)[d] +
                    ((*kernel)[d] - 1) * (*dilations)[d] + 1;
@@ -149,13 +187,9 @@ absl::Status ConvertConvTranspose(ImportContext& ctx) {
     op.pads_end.push_back(end);
     out.push_back(full - begin - end);
   }
-  std::vector<ValueId> inputs = {*data, *weight};
-  if (ctx.HasInput(2)) {
-    auto bias = ctx.Input(2);
-    if (!bias.ok()) return bias.status();
-    inputs.push_back(*bias);
-  }
-  return ctx.AddNode(op, inputs, x.dtype, out).status();
+  std::vector<ValueId> inputs = {o.data, o.weight};
+  if (absl::Status bias = ReadBias(ctx, K, &inputs); !bias.ok()) return bias;
+  return ctx.AddNode(op, inputs, ctx.value(o.data).dtype, out).status();
 }
 
 }  // namespace tuneforge::graph::onnx_import

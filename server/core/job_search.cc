@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
+#include "search/task_scheduler/share_round.h"
 #include "server/core/job_ids.h"
 #include "server/core/retiming.h"
 #include "server/core/workload_cache.h"
@@ -89,6 +90,7 @@ std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
       if (!s.ok()) continue;
       TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
       row.task.retime_of = r.task_id;
+      ++rt->tasks[w].trials;
       rt->retime_issued.insert(r.task_id);
       tasks.push_back(std::move(row));
     }
@@ -97,19 +99,16 @@ std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
 }
 
 std::vector<TaskRow> JobSearch::ProposeTasks(JobRuntime* rt, int want, SearchCost* cost) {
+  std::vector<search::TaskCandidates> round = search::ShareRound(
+      *rt->scheduler, rt->tasks, want, [&](size_t w, int n) {
+        std::vector<std::vector<schedule::Step>> proposed = rt->policies[w]->Propose(n);
+        cost->programs_scored += rt->policies[w]->ProgramsScoredLastPropose();
+        return proposed;
+      });
   std::vector<TaskRow> tasks;
-  int n = static_cast<int>(rt->workloads.size());
-  // The scheduler picks a workload per share; one that has no new
-  // candidates is marked exhausted and the share goes to the others.
-  for (int tries = 0; static_cast<int>(tasks.size()) < want && tries < n; ++tries) {
-    int w = static_cast<int>(rt->scheduler->Next(rt->tasks));
-    int share = (want - static_cast<int>(tasks.size()) + n - 1 - tries) / (n - tries);
-    std::vector<std::vector<schedule::Step>> proposed = rt->policies[w]->Propose(std::max(1, share));
-    rt->tasks[w].exhausted = proposed.empty();
-    for (std::vector<schedule::Step>& steps : proposed) tasks.push_back(MakeTask(rt, w, std::move(steps)));
-    cost->programs_scored += rt->policies[w]->ProgramsScoredLastPropose();
-  }
-  if (static_cast<int>(tasks.size()) > want) tasks.resize(want);
+  for (search::TaskCandidates& share : round)
+    for (std::vector<schedule::Step>& steps : share.candidates)
+      tasks.push_back(MakeTask(rt, static_cast<int>(share.task), std::move(steps)));
   return tasks;
 }
 
@@ -126,7 +125,6 @@ TaskRow JobSearch::MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> s
   t.workload_key = row.workload_key;
   t.schedule = schedule::Schedule{schedule::kScheduleVersion, wl.spec, row.workload_key, std::move(steps)};
   t.measure = rt->job.spec.measure;
-  ++rt->tasks[w].trials;
   return row;
 }
 

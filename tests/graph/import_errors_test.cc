@@ -1,7 +1,10 @@
 // Bad models give one clear error naming the problem, never a crash:
 // malformed and truncated files, unsupported ops, dynamic shapes, missing
 // initializers, unsupported opsets; and random corruptions of a good file.
+#include <functional>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -76,6 +79,44 @@ TEST(ImportErrorsTest, ShapesThatDoNotFitAreInvalidNotACrash) {
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(g.status().message(), HasSubstr("node 'y' (Conv)"));
+}
+
+// A transposed conv's attributes and bias are checked like a conv's: each
+// bad one is an error naming it, not a kernel that reads out of bounds.
+TEST(ImportErrorsTest, ATransposedConvsBadAttributesAndBiasAreInvalid) {
+  struct Case {
+    std::string what;
+    std::function<void(testing::OnnxBuilder&)> attrs;
+    bool bias_of_3 = false;
+  };
+  std::vector<Case> cases = {
+      {"strides and dilations must be positive", [](testing::OnnxBuilder& b) { b.AttrInts("strides", {0, 2}); }},
+      {"pads must not be negative", [](testing::OnnxBuilder& b) { b.AttrInts("pads", {-1, 0, 0, 0}); }},
+      {"output_padding must be", [](testing::OnnxBuilder& b) {
+         b.AttrInts("strides", {2, 2}).AttrInts("output_padding", {2, 0});
+       }},
+      {"auto_pad 'SAME'", [](testing::OnnxBuilder& b) { b.AttrString("auto_pad", "SAME"); }},
+      {"output_shape needs 2", [](testing::OnnxBuilder& b) { b.AttrInts("output_shape", {1, 2, 3}); }},
+      {"group must be positive", [](testing::OnnxBuilder& b) { b.AttrInt("group", 0); }},
+      {"bias has 3 elements", [](testing::OnnxBuilder&) {}, true},
+  };
+  for (const Case& c : cases) {
+    testing::OnnxBuilder b;
+    b.Input("x", {1, 4, 5, 5}).Weight("w", {4, 2, 3, 3});
+    std::vector<std::string> inputs = {"x", "w"};
+    if (c.bias_of_3) {
+      b.Weight("bias", {3});
+      inputs.push_back("bias");
+    }
+    b.Node("ConvTranspose", inputs, {"y"});
+    c.attrs(b);
+    b.Output("y", {1, 2, 7, 7});
+    auto g = ImportOnnxModel(b.model());
+    ASSERT_FALSE(g.ok()) << c.what;
+    EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument) << c.what;
+    EXPECT_THAT(g.status().message(), HasSubstr("node 'y' (ConvTranspose)")) << c.what;
+    EXPECT_THAT(g.status().message(), HasSubstr(c.what));
+  }
 }
 
 // Random byte flips of a valid model: every result is a model or an error.

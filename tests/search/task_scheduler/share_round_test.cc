@@ -1,0 +1,94 @@
+// How a round's candidates are shared among a job's tasks, with the real
+// schedulers and searches the test scripts (how many candidates each task
+// has new, and when).
+#include "search/task_scheduler/share_round.h"
+
+#include <map>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "search/task_scheduler/gradient.h"
+
+namespace tuneforge::search {
+namespace {
+
+// `count` placeholder candidates (the round never looks inside them).
+std::vector<std::vector<schedule::Step>> Candidates(int count) {
+  return std::vector<std::vector<schedule::Step>>(static_cast<size_t>(count));
+}
+
+std::map<size_t, int> Given(const std::vector<TaskCandidates>& round) {
+  std::map<size_t, int> given;
+  for (const TaskCandidates& share : round) given[share.task] += static_cast<int>(share.candidates.size());
+  return given;
+}
+
+TEST(ShareRound, SharesARoundEvenlyAndCountsTheTrials) {
+  auto scheduler = MakeTaskScheduler(TaskSchedulerKind::kRoundRobin);
+  std::vector<TaskState> tasks(3);
+  std::vector<TaskCandidates> round =
+      ShareRound(*scheduler, tasks, 10, [](size_t, int n) { return Candidates(n); });
+  std::map<size_t, int> given = Given(round);
+  EXPECT_EQ(given[0] + given[1] + given[2], 10);
+  for (size_t t = 0; t < 3; ++t) {
+    EXPECT_GE(given[t], 3) << "task " << t;
+    EXPECT_EQ(tasks[t].trials, given[t]);
+  }
+}
+
+TEST(ShareRound, ATaskWithNothingNewLeavesItsShareToTheOthers) {
+  auto scheduler = MakeTaskScheduler(TaskSchedulerKind::kRoundRobin);
+  std::vector<TaskState> tasks(4);
+  std::vector<TaskCandidates> round = ShareRound(*scheduler, tasks, 8, [](size_t task, int n) {
+    return task == 0 ? Candidates(0) : Candidates(n);
+  });
+  std::map<size_t, int> given = Given(round);
+  EXPECT_EQ(given.count(0), 0u);
+  EXPECT_EQ(given[1] + given[2] + given[3], 8);
+  EXPECT_TRUE(tasks[0].exhausted);
+  EXPECT_EQ(tasks[0].trials, 0);
+}
+
+TEST(ShareRound, NothingProposedWhenNoTaskHasAnythingNew) {
+  for (TaskSchedulerKind kind : {TaskSchedulerKind::kRoundRobin, TaskSchedulerKind::kGradient}) {
+    auto scheduler = MakeTaskScheduler(kind, 1);
+    std::vector<TaskState> tasks(3);
+    int asked = 0;
+    std::vector<TaskCandidates> round = ShareRound(*scheduler, tasks, 6, [&](size_t, int) {
+      ++asked;
+      return Candidates(0);
+    });
+    EXPECT_TRUE(round.empty()) << scheduler->name();
+    EXPECT_LE(asked, 3) << scheduler->name();  // at most one share per task
+  }
+}
+
+// The bug this guards: the gradient scheduler never picks an exhausted task,
+// so a task that once had nothing new for a one-candidate share (32 tasks,
+// rounds of 16) was starved for the rest of the job.
+TEST(ShareRound, ATaskEmptyOnceIsTunedAgainInLaterRounds) {
+  GradientSchedulerOptions options;
+  options.epsilon = 0;
+  GradientScheduler scheduler(options);
+  std::vector<TaskState> tasks(8);
+  for (TaskState& t : tasks) t.flops = 1e9;
+  bool first_ask_of_task_2 = true;
+  for (int r = 0; r < 20; ++r) {
+    std::vector<TaskCandidates> round = ShareRound(scheduler, tasks, 4, [&](size_t task, int n) {
+      if (task == 2 && first_ask_of_task_2) {
+        first_ask_of_task_2 = false;
+        return Candidates(0);
+      }
+      return Candidates(n);
+    });
+    // Measured: each task's best falls with its trials (task 2 weighs most).
+    for (TaskState& t : tasks)
+      if (t.trials > 0) t.best_seconds = 1e-3 / static_cast<double>(t.trials);
+    tasks[2].weight = 10;
+  }
+  EXPECT_FALSE(first_ask_of_task_2);
+  EXPECT_GT(tasks[2].trials, 0) << "the task that was empty once never got another share";
+}
+
+}  // namespace
+}  // namespace tuneforge::search
