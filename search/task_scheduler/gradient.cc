@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace tuneforge::search {
 namespace {
@@ -23,12 +24,15 @@ void GradientScheduler::Observe(const std::vector<TaskState>& tasks) {
   for (size_t i = 0; i < tasks.size(); ++i) {
     History& h = history_[i];
     const TaskState& t = tasks[i];
-    if (!h.seen.empty() && h.seen.back().trials == t.trials) continue;
-    const bool improved =
-        t.best_seconds > 0 && (h.seen.empty() || h.seen.back().best_seconds <= 0 ||
-                               t.best_seconds < h.seen.back().best_seconds);
+    const double before = h.seen.empty() ? 0 : h.seen.back().best_seconds;
+    const bool improved = t.best_seconds > 0 && (before <= 0 || t.best_seconds < before);
     if (improved || h.seen.empty()) h.last_improved_at = t.trials;
-    h.seen.push_back({t.trials, t.best_seconds});
+    // Trials grow when candidates are issued, the best when their results
+    // arrive: a better best for the same trials updates that observation.
+    if (!h.seen.empty() && h.seen.back().trials == t.trials)
+      h.seen.back().best_seconds = t.best_seconds;
+    else
+      h.seen.push_back({t.trials, t.best_seconds});
   }
 }
 
@@ -70,13 +74,13 @@ size_t GradientScheduler::Next(const std::vector<TaskState>& tasks) {
   if (tasks.empty()) return 0;
   Observe(tasks);
   gradients_.assign(tasks.size(), 0);
-  auto pick = [&](size_t i) {
-    history_[i].picked = true;
-    return i;
-  };
-  // Warm-up: every task that can go on gets one share first, in order.
+  // Warm-up: the task with the fewest trials below warmup_trials first.
+  std::optional<size_t> warming;
   for (size_t i = 0; i < tasks.size(); ++i)
-    if (!history_[i].picked && !tasks[i].exhausted) return pick(i);
+    if (!tasks[i].exhausted && tasks[i].trials < options_.warmup_trials &&
+        (!warming || tasks[i].trials < tasks[*warming].trials))
+      warming = i;
+  if (warming) return *warming;
 
   std::vector<size_t> open;
   for (size_t i = 0; i < tasks.size(); ++i)
@@ -85,9 +89,9 @@ size_t GradientScheduler::Next(const std::vector<TaskState>& tasks) {
     for (size_t i = 0; i < tasks.size(); ++i)
       if (!tasks[i].exhausted) open.push_back(i);
   }
-  if (open.empty()) return pick(0);  // nothing can go on; the caller sees no candidates
+  if (open.empty()) return 0;  // nothing can go on; the caller sees no candidates
   if (std::uniform_real_distribution<double>(0, 1)(rng_) < options_.epsilon)
-    return pick(open[std::uniform_int_distribution<size_t>(0, open.size() - 1)(rng_)]);
+    return open[std::uniform_int_distribution<size_t>(0, open.size() - 1)(rng_)];
   size_t best = open.front();
   double best_gradient = std::numeric_limits<double>::infinity();
   for (size_t i : open) {
@@ -97,7 +101,7 @@ size_t GradientScheduler::Next(const std::vector<TaskState>& tasks) {
       best = i;
     }
   }
-  return pick(best);
+  return best;
 }
 
 }  // namespace tuneforge::search

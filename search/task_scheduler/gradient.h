@@ -3,7 +3,10 @@
 // best latency, and each share goes to the task whose next trials are
 // expected to shorten it most.
 //
-//   warm-up        every task gets a share before any gets a second one
+//   warm-up        round-robin (fewest trials first) until every task has
+//                  warmup_trials: a task's first programs are random samples,
+//                  and a gradient from one of them ranks noise (one slow
+//                  sample would win whole rounds for its task)
 //   exploration    with probability epsilon, a random task that can go on
 //   exploitation   the task with the most negative gradient
 //                    dF/dt_i ~ w_i * ( alpha * backward_i + (1 - alpha) * forward_i )
@@ -33,6 +36,7 @@ struct GradientSchedulerOptions {
   double beta = 2.0;            // how far a task may trail its similar tasks
   int backward_window = 3;      // observations the recent improvement spans
   double epsilon = 0.05;        // probability of a random pick
+  int64_t warmup_trials = 8;    // trials every task gets before gradients decide
   int64_t early_stop_trials = 256;  // trials without improvement before a task rests
   uint64_t seed = 0;
 };
@@ -53,9 +57,10 @@ class GradientScheduler : public TaskScheduler {
     double best_seconds = 0;
   };
   struct History {
-    std::vector<Observation> seen;   // one per change of the task's trials
+    // One per change of the task's trials; the last one's best follows the
+    // results of those trials as they come in.
+    std::vector<Observation> seen;
     int64_t last_improved_at = 0;    // trials when its best last got better
-    bool picked = false;             // had a share (warm-up is over for it)
   };
 
   void Observe(const std::vector<TaskState>& tasks);

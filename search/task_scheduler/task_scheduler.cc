@@ -1,5 +1,6 @@
 #include "search/task_scheduler/task_scheduler.h"
 
+#include <cmath>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,11 @@ absl::StatusOr<TaskSchedulerKind> ParseTaskScheduler(std::string_view name) {
   if (name == "gradient") return TaskSchedulerKind::kGradient;
   return absl::InvalidArgumentError(
       absl::StrCat("task scheduler: unknown '", std::string(name), "'; known: round-robin, gradient"));
+}
+
+std::string SimilarityGroup(std::string_view op, double flops) {
+  if (op.empty()) return "";
+  return absl::StrCat(std::string(op), "/", static_cast<int>(std::log(flops + 1) / std::log(1.618)));
 }
 
 double EstimatedLatencySeconds(const std::vector<TaskState>& tasks) {

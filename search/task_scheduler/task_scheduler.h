@@ -24,10 +24,17 @@ struct TaskState {
   double flops = 0;           // of one run of the task's program
   double weight = 1;          // how often the task runs in the whole model
   bool exhausted = false;     // its search proposed nothing new last time
-  // Tasks of one group (the same operator) are similar: one of them can be
-  // expected to reach about the FLOP rate of the others. "" : in no group.
+  // Tasks of one group are similar: one of them can be expected to reach
+  // about the FLOP rate of the others (SimilarityGroup). "" : in no group.
   std::string group;
 };
+
+// The group of a task of operator `op` with `flops` per run: the operator
+// and its FLOPs on a log scale (base 1.618, as TVM's Ansor does). The same
+// operator at a very different size is not similar: a first conv over 3
+// input channels never reaches the FLOP rate of a 1x1 conv over 384, and
+// grouped with it would look far behind its peers for the whole job.
+std::string SimilarityGroup(std::string_view op, double flops);
 
 // The end-to-end latency the tasks' bests add up to: sum of weight x best
 // over the tasks that have a correct program.

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
 #include "search/task_scheduler/share_round.h"
+#include "search/task_scheduler/task_scheduler.h"
 #include "server/core/job_ids.h"
 #include "server/core/retiming.h"
 #include "server/core/workload_cache.h"
@@ -32,7 +33,7 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
   rt->job.tasks.resize(rt->workloads.size());
   for (size_t i = 0; i < rt->workloads.size(); ++i) {
     rt->tasks[i].flops = rt->workloads[i].dag->flops();
-    rt->tasks[i].group = rt->workloads[i].op;
+    rt->tasks[i].group = search::SimilarityGroup(rt->workloads[i].op, rt->tasks[i].flops);
     rt->tasks[i].weight = i < rt->job.spec.weights.size() ? rt->job.spec.weights[i] : 1.0;
     TaskProgress& shown = rt->job.tasks[i];
     shown.workload_key = rt->workloads[i].dag->workload_key();
@@ -89,8 +90,7 @@ std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
       absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json);
       if (!s.ok()) continue;
       TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
-      row.task.retime_of = r.task_id;
-      ++rt->tasks[w].trials;
+      row.task.retime_of = r.task_id;  // not a trial: it explores nothing
       rt->retime_issued.insert(r.task_id);
       tasks.push_back(std::move(row));
     }

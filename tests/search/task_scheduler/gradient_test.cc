@@ -29,13 +29,24 @@ TaskState Task(int64_t trials, double best_seconds, double weight = 1, double fl
   return t;
 }
 
-TEST(GradientScheduler, WarmsUpWithOneShareForEveryTaskInOrder) {
-  GradientScheduler s(NoExploration());
+TEST(GradientScheduler, WarmsUpRoundRobinUntilEveryTaskHasItsWarmUpTrials) {
+  GradientSchedulerOptions o = NoExploration();
+  o.warmup_trials = 4;
+  GradientScheduler s(o);
   EXPECT_EQ(s.name(), "gradient");
-  std::vector<TaskState> tasks = {Task(0, 0), Task(0, 0), Task(0, 0)};
+  // Task 0 weighs most and its one sample was slow: during warm-up that
+  // does not matter, the task with the fewest trials goes next.
+  std::vector<TaskState> tasks = {Task(0, 0, 100), Task(0, 0), Task(0, 0)};
   tasks[1].exhausted = true;  // never picked, not even to warm up
-  EXPECT_EQ(s.Next(tasks), 0u);
-  EXPECT_EQ(s.Next(tasks), 2u);
+  std::vector<size_t> picks;
+  for (int share = 0; share < 6; ++share) {
+    size_t i = s.Next(tasks);
+    picks.push_back(i);
+    tasks[i].trials += 2;
+    tasks[i].best_seconds = i == 0 ? 9e-3 : 1e-3;
+  }
+  EXPECT_EQ(picks, (std::vector<size_t>{0, 2, 0, 2, 0, 0}));
+  EXPECT_EQ(tasks[2].trials, 4);
 }
 
 TEST(GradientScheduler, FavoursTheTaskThatWeighsMostInTheModel) {

@@ -46,5 +46,14 @@ TEST(ParseTaskScheduler, KnowsBothAndNamesTheKnownOnes) {
   EXPECT_NE(bad.status().message().find("round-robin, gradient"), std::string::npos);
 }
 
+TEST(SimilarityGroup, TheSameOperatorAtAboutTheSameSizeOnly) {
+  // MobileNetV2's first conv (3 input channels, 21.7 MFLOP) and a 1x1 conv
+  // of 0.6 MFLOP are both conv2d+bias+relu6, but not alike.
+  EXPECT_EQ(SimilarityGroup("conv2d+bias+relu6", 21.7e6), SimilarityGroup("conv2d+bias+relu6", 22.5e6));
+  EXPECT_NE(SimilarityGroup("conv2d+bias+relu6", 21.7e6), SimilarityGroup("conv2d+bias+relu6", 0.6e6));
+  EXPECT_NE(SimilarityGroup("conv2d+bias+relu6", 21.7e6), SimilarityGroup("conv2d+bias", 21.7e6));
+  EXPECT_EQ(SimilarityGroup("", 1e6), "");  // no operator: in no group
+}
+
 }  // namespace
 }  // namespace tuneforge::search
