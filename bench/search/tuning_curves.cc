@@ -78,6 +78,20 @@ std::vector<Point> Tune(const TuningOptions& o, const std::filesystem::path& dir
 // Fresh processes a peer is timed in, once before the tuning and once after.
 constexpr int kPeerProcesses = 3;
 
+// Copies a finished tuning's record store (and its write-ahead log, if the
+// tuning left one) to dest/name; a failed copy only loses the keepsake.
+void KeepDatabase(const std::filesystem::path& dir, const std::filesystem::path& dest, const std::string& name) {
+  std::error_code ec;
+  std::filesystem::create_directories(dest, ec);
+  for (const char* suffix : {"", "-wal"}) {
+    const std::filesystem::path from = dir / absl::StrCat("curve.db", suffix);
+    if (!std::filesystem::exists(from, ec)) continue;
+    std::filesystem::copy_file(from, dest / absl::StrCat(name, suffix),
+                               std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) std::fprintf(stderr, "bench: keeping %s failed: %s\n", from.c_str(), ec.message().c_str());
+  }
+}
+
 // The tuning's best record timed again by `tuneforge measure --best`, the
 // way the peers are timed: right beside them, not during the tuning, with
 // their timing options (repeats of at least 200 ms, the median of 5), and
@@ -192,6 +206,7 @@ int RunTuningCurves(const TuningOptions& o) {
       // The winner and the peers timed again side by side after the tuning;
       // each peer's figure is the better of its timings before and after.
       std::optional<double> remeasured = RemeasureBest(o, dir, w.spec);
+      if (!o.keep_dbs.empty()) KeepDatabase(dir, o.keep_dbs, absl::StrCat(w.name, "-", policy, ".db"));
       std::filesystem::remove_all(dir);
       openblas = Max(openblas, PeerGflops(o, w, "openblas", flops));
       onednn = Max(onednn, PeerGflops(o, w, "onednn", flops));

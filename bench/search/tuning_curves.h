@@ -17,6 +17,9 @@ struct TuningOptions {
   int trials = 1000;
   int threads = 2;
   bool json = false;
+  // Where each tuning's record store is kept (WORKLOAD-POLICY.db) for a look
+  // at its schedules afterwards; empty: deleted with the tuning's folder.
+  std::string keep_dbs;
 };
 
 // "matmul_1024", "matmul_128x3072x768", "conv2d_3x3_256_14", "depthwise_3x3_256_14".
