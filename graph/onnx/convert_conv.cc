@@ -6,6 +6,13 @@
 namespace tuneforge::graph::onnx_import {
 namespace {
 
+// auto_pad is one of the four names ONNX defines.
+absl::Status CheckAutoPad(const ImportContext& ctx, const std::string& auto_pad) {
+  if (auto_pad == "NOTSET" || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" || auto_pad == "VALID")
+    return absl::OkStatus();
+  return ctx.Invalid(absl::StrCat("auto_pad '", auto_pad, "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID"));
+}
+
 struct Window {
   std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
 };
@@ -28,6 +35,7 @@ absl::StatusOr<Window> ReadWindow(const ImportContext& ctx, const std::vector<in
   if (kernel->size() != n || strides->size() != n || dilations->size() != n || pads->size() != 2 * n)
     return ctx.Invalid(absl::StrCat("kernel_shape, strides and dilations need ", n,
                                     " values and pads ", 2 * n, " for a ", n, "-d window"));
+  if (absl::Status known = CheckAutoPad(ctx, *auto_pad); !known.ok()) return known;
   w.kernel = *kernel;
   w.strides = *strides;
   w.dilations = *dilations;
@@ -43,9 +51,6 @@ absl::StatusOr<Window> ReadWindow(const ImportContext& ctx, const std::vector<in
       end = total - begin;
     } else if (*auto_pad == "VALID") {
       begin = end = 0;
-    } else if (*auto_pad != "NOTSET") {
-      return ctx.Invalid(absl::StrCat("auto_pad '", *auto_pad,
-                                      "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID"));
     }
     if (begin < 0 || end < 0) return ctx.Invalid("pads must not be negative");
     w.pads_begin.push_back(begin);
@@ -158,9 +163,7 @@ absl::Status ConvertConvTranspose(ImportContext& ctx) {
     if ((*output_padding)[d] < 0 || (*output_padding)[d] >= std::max((*strides)[d], (*dilations)[d]))
       return ctx.Invalid("output_padding must be at least 0 and less than the stride or the dilation");
   }
-  if (*auto_pad != "NOTSET" && *auto_pad != "SAME_UPPER" && *auto_pad != "SAME_LOWER" && *auto_pad != "VALID")
-    return ctx.Invalid(absl::StrCat("auto_pad '", *auto_pad,
-                                    "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID"));
+  if (absl::Status known = CheckAutoPad(ctx, *auto_pad); !known.ok()) return known;
   if (!output_shape->empty() && output_shape->size() != n && output_shape->size() != n + 2)
     return ctx.Invalid(absl::StrCat("output_shape needs ", n, " (or ", n + 2, ") values, got ",
                                     output_shape->size()));

@@ -23,7 +23,7 @@ struct TaskState {
   double best_seconds = 0;    // fastest correct time so far; 0: none yet
   double flops = 0;           // of one run of the task's program
   double weight = 1;          // how often the task runs in the whole model
-  bool exhausted = false;     // its search proposed nothing new last time
+  bool exhausted = false;     // its search had nothing new earlier in this round
   // Tasks of one group are similar: one of them can be expected to reach
   // about the FLOP rate of the others (SimilarityGroup). "" : in no group.
   std::string group;
