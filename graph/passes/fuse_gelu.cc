@@ -3,35 +3,10 @@
 #include <cmath>
 #include <optional>
 
-#include "graph/passes/rewrite.h"
+#include "graph/passes/match.h"
 
 namespace tuneforge::graph {
 namespace {
-
-bool IsScalar(const Graph& g, ValueId v, double want) {
-  const Value& value = g.values[v];
-  return value.is_constant() && value.constant->num_elements() == 1 &&
-         std::abs(value.constant->GetDouble(0) - want) < 1e-4 * std::abs(want);
-}
-
-const Binary* AsBinary(const Node& n, BinaryKind kind) {
-  const auto* b = std::get_if<Binary>(&n.op);
-  return b && b->kind == kind ? b : nullptr;
-}
-
-// The operand of a binary node that is not `known`, or nullopt.
-std::optional<ValueId> Other(const Node& n, ValueId known) {
-  if (n.inputs[0] == known) return n.inputs[1];
-  if (n.inputs[1] == known) return n.inputs[0];
-  return std::nullopt;
-}
-
-// The one node reading `v`, when exactly one does and v is no graph output.
-int SoleConsumer(const Graph& g, ValueId v) {
-  if (g.IsOutput(v)) return -1;
-  std::vector<int> c = g.Consumers(v);
-  return c.size() == 1 ? c[0] : -1;
-}
 
 // x for an erf node computing erf(x / sqrt 2) or erf(x * (1 / sqrt 2)).
 std::optional<ValueId> ErfArgument(const Graph& g, const Node& erf) {

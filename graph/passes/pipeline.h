@@ -9,6 +9,7 @@ namespace tuneforge::graph {
 struct PassReport {
   int batch_norms_folded = 0;
   int gelus_fused = 0;
+  int layer_norms_fused = 0;
   int unused_nodes_removed = 0;
 };
 

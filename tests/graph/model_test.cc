@@ -107,6 +107,28 @@ TEST(ModelTest, GeluWrittenOutBecomesOneEpilogueOfTheMatmulBeforeIt) {
   }
 }
 
+TEST(ModelTest, LayerNormWrittenOutBecomesOneLayerNormTask) {
+  // The attention block's second layer norm is PyTorch's opset-13 export:
+  // ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add.
+  Model m = MustBuild(testing::AttentionBlock(8, 16, 2), "attn");
+  EXPECT_EQ(m.passes.layer_norms_fused, 1);
+  int layer_norms = 0;
+  for (const Node& n : m.graph.nodes) {
+    layer_norms += std::holds_alternative<LayerNorm>(n.op);
+    EXPECT_FALSE(std::holds_alternative<Reduce>(n.op)) << "a mean of the pattern is left: " << n.name;
+    const auto* b = std::get_if<Binary>(&n.op);
+    EXPECT_FALSE(b && b->kind == BinaryKind::kPow) << "the pattern's Pow is left: " << n.name;
+  }
+  EXPECT_EQ(layer_norms, 2);  // the file's LayerNormalization and the pattern
+  // Its gamma and beta are the layer norm's scale and bias; the model's output
+  // is the layer norm's (the executor test above checks the numbers).
+  const Node& last = m.graph.nodes.back();
+  ASSERT_TRUE(std::holds_alternative<LayerNorm>(last.op)) << last.name;
+  EXPECT_EQ(last.inputs.size(), 3u);
+  EXPECT_EQ(m.graph.values[last.inputs[1]].name, "ln2.gamma");
+  EXPECT_EQ(m.graph.values[last.inputs[2]].name, "ln2.beta");
+}
+
 TEST(ModelTest, TheMemoryPlanReusesBytesAndNeverOverlapsLiveValues) {
   Model m = MustBuild(testing::ResidualBlocks(8, 10, 10), "resnet");
   MemoryPlan plan = PlanMemory(m.graph, m.groups);

@@ -209,7 +209,19 @@ OnnxBuilder AttentionBlock(int64_t S, int64_t D, int64_t heads) {
   b.Node("Mul", {"ff1.biased", "g.plus"}, {"g.mul"});
   b.Node("Mul", {"g.mul", "half"}, {"gelu"});
   b.Node("MatMul", {"gelu", "ff2"}, {"ff2.out"});
-  b.Node("Add", {"ff2.out", "ln"}, {"y"});
+  b.Node("Add", {"ff2.out", "ln"}, {"res2"});
+  // The second layer norm as PyTorch exports nn.LayerNorm at opset 13.
+  b.Weight("ln2.gamma", {D}, 1.0f).Weight("ln2.beta", {D}, 0.2f);
+  b.WeightValues("two", {}, {2.0f}).WeightValues("eps", {}, {1e-5f});
+  b.Node("ReduceMean", {"res2"}, {"ln2.mean"}).AttrInts("axes", {-1});
+  b.Node("Sub", {"res2", "ln2.mean"}, {"ln2.centered"});
+  b.Node("Pow", {"ln2.centered", "two"}, {"ln2.sq"});
+  b.Node("ReduceMean", {"ln2.sq"}, {"ln2.var"}).AttrInts("axes", {-1});
+  b.Node("Add", {"ln2.var", "eps"}, {"ln2.var_eps"});
+  b.Node("Sqrt", {"ln2.var_eps"}, {"ln2.std"});
+  b.Node("Div", {"ln2.centered", "ln2.std"}, {"ln2.normed"});
+  b.Node("Mul", {"ln2.normed", "ln2.gamma"}, {"ln2.scaled"});
+  b.Node("Add", {"ln2.scaled", "ln2.beta"}, {"y"});
   b.Output("y", {1, S, D});
   return b;
 }
