@@ -141,6 +141,36 @@ TEST(AnnotationTest, PackedCopiesArePlacedAroundTheirConsumerAtEveryDepth) {
   EXPECT_TRUE(places.contains("root"));
 }
 
+// A copy of a constant weight costs nothing per call wherever it sits (the
+// layout rewrite computes it once), and in the consumer's innermost
+// reduction loop its packed layout follows every loop: half of the samples
+// put it there, the rest still explore.
+TEST(AnnotationTest, ConstantCopiesOftenSitInTheInnermostReductionLoop) {
+  Rng rng(5);
+  te::Workload w = MustParse("matmul:M=256,N=256,K=256");  // B is constant
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, TwoCores());
+  ASSERT_TRUE(sketches.ok());
+  int samples = 0, innermost = 0;
+  for (const Sketch& sketch : *sketches) {
+    if (sketch.state.StageIndex("B.local") < 0 || sketch.state.StageIndex("C.local") < 0) continue;
+    for (int k = 0; k < 40; ++k) {
+      absl::StatusOr<schedule::State> s = SampleInitState(sketch.state, TwoCores(), rng);
+      ASSERT_TRUE(s.ok()) << s.status();
+      ++samples;
+      const auto* at = std::get_if<schedule::ComputeAtIter>(&s->stage(s->StageIndex("B.local")).location);
+      if (!at || s->stage(at->target_stage).op->name != "C.local") continue;
+      const schedule::Stage& consumer = s->stage(at->target_stage);
+      int iter = consumer.IterIndexOfNode(at->target_node), last_reduce = -1;
+      for (int i = 0; i < static_cast<int>(consumer.iters.size()); ++i)
+        if (consumer.iter_node(i).kind == schedule::IterKind::kReduce) last_reduce = i;
+      innermost += iter == last_reduce;
+    }
+  }
+  ASSERT_GT(samples, 0);
+  EXPECT_GT(innermost, samples / 3);
+  EXPECT_LT(innermost, samples * 3 / 4);
+}
+
 // A vectorized loop fused from several loops is at most one register wide:
 // wider fused loops are gathers, masked ones compile for minutes.
 TEST(AnnotationTest, FusedVectorLoopsAreAtMostOneRegisterWide) {
