@@ -31,6 +31,12 @@ def run_json(cmd, env=None):
     return json.loads(out.stdout)
 
 
+def append_row(path, row):
+    """One result as a JSON line, so that parts run on different days merge."""
+    with open(path, "a") as f:
+        f.write(json.dumps(row) + "\n")
+
+
 def tuneforge_latency(tf, model, db, threads, processes, runs):
     best = None
     for _ in range(processes):
@@ -101,8 +107,7 @@ def main():
                "pytorch_ms": pytorch_latency(name, args.threads, args.processes, args.runs),
                "threads": args.threads, "unix_s": int(time.time())}
         rows.append(row)
-        with open(args.results, "a") as f:
-            f.write(json.dumps(row) + "\n")
+        append_row(args.results, row)
     table(rows)
 
 

@@ -13,9 +13,10 @@ line per shape to --results, so that parts run on different days merge.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
+
+from compare_models import append_row, run_json  # the script's own folder is on sys.path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -42,13 +43,6 @@ SHAPES = {
               ["conv_transpose", "--C", "128", "--K", "64", "--H", "16", "--W", "16", "--R", "4", "--stride", "2",
                "--pad", "1"]),
 }
-
-
-def run_json(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({out.returncode}): {out.stderr.strip()[-2000:]}")
-    return json.loads(out.stdout)
 
 
 def compare(tf, name, trials, threads, processes, db_dir):
@@ -100,8 +94,7 @@ def main():
     for name in args.shapes.split(","):
         row = compare(args.tuneforge, name, args.trials, args.threads, args.processes, args.db_dir)
         rows.append(row)
-        with open(args.results, "a") as f:
-            f.write(json.dumps(row) + "\n")
+        append_row(args.results, row)
     table(rows)
 
 

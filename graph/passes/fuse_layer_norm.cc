@@ -1,6 +1,5 @@
 #include "graph/passes/fuse_layer_norm.h"
 
-#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -82,18 +81,17 @@ std::optional<Match> MatchAt(const Graph& g, int mean_index) {
   if (!sqrt || sqrt->kind != UnaryKind::kSqrt || g.nodes[div].inputs[1] != g.nodes[root].output ||
       SoleConsumer(g, g.nodes[root].output) != div)
     return std::nullopt;
-  // Then, optionally, * gamma and + beta.
+  // Then, optionally, * gamma and + beta (SoleConsumer stops at a graph
+  // output: -1, which AffineOperand refuses).
   m.last = div;
   ValueId y = g.nodes[div].output;
-  if (!g.IsOutput(y)) {
-    int next = SoleConsumer(g, y);
-    if ((m.gamma = AffineOperand(g, next, BinaryKind::kMul, y))) {
-      m.last = next;
-      y = g.nodes[next].output;
-      next = SoleConsumer(g, y);
-    }
-    if ((m.beta = AffineOperand(g, next, BinaryKind::kAdd, y))) m.last = next;
+  int next = SoleConsumer(g, y);
+  if ((m.gamma = AffineOperand(g, next, BinaryKind::kMul, y))) {
+    m.last = next;
+    y = g.nodes[next].output;
+    next = SoleConsumer(g, y);
   }
+  if ((m.beta = AffineOperand(g, next, BinaryKind::kAdd, y))) m.last = next;
   return m;
 }
 

@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "common/schedule/bound.h"
-#include "common/te/tensor.h"
 #include "search/annotation/annotation.h"
 #include "search/sketch_rules/stage_queries.h"
 
@@ -27,20 +26,6 @@ std::vector<schedule::ComputeAtStep> ComputeAtChoices(const schedule::State& sta
 
 namespace {
 
-// A copy of a constant weight (a packing cache read, B.local of a matmul with
-// B constant). The layout rewrite computes it once, before the kernel, so its
-// place costs nothing per call and decides only its packed layout: one slice
-// per value of each loop above it that moves the region, the rest in the
-// copy's own order (common/lower/hoist_constants.h). Placed in the
-// consumer's innermost reduction loop, every loop orders the slices, so the
-// tile reads the weight as one contiguous stream (a 1024^3 matmul's 4x64
-// tile: 120 GFLOPS at one thread with B packed at that depth, 87-103 with
-// it packed at the panel's loop and read with a 1 KB stride).
-bool IsConstantCopy(const schedule::State& state, int stage) {
-  const auto* read = state.stage(stage).op->body.as<te::TensorRead>();
-  return read && read->tensor->is_placeholder() && read->tensor->constant;
-}
-
 // The consumer's innermost reduction loop among `choices`, or nullopt.
 std::optional<schedule::ComputeAtStep> InnermostReduction(const schedule::State& state,
                                                           const std::vector<schedule::ComputeAtStep>& choices) {
@@ -59,8 +44,17 @@ void ChangeComputeLocations(schedule::State* state, Rng& rng) {
       continue;
     std::vector<schedule::ComputeAtStep> choices = ComputeAtChoices(*state, s);
     if (choices.empty()) continue;
-    // Half of a constant copy's samples take the loop-ordered layout; the
-    // rest explore every place like any stage (mutation moves it too).
+    // A copy of a constant weight (IsConstantCopy: B.local of a matmul with
+    // B constant) is computed once by the layout rewrite, so its place costs
+    // nothing per call and decides only its packed layout: one slice per
+    // value of each loop above it that moves the region, the rest in the
+    // copy's own order (common/lower/hoist_constants.h). In the consumer's
+    // innermost reduction loop every loop orders the slices, so the tile
+    // reads the weight as one contiguous stream (a 1024^3 matmul's 4x64
+    // tile: 120 GFLOPS at one thread with B packed at that depth, 87-103
+    // with it packed at the panel's loop and read with a 1 KB stride). Half
+    // of its samples go there; the rest explore every place like any stage
+    // (mutation moves it too).
     if (IsConstantCopy(*state, s) && std::bernoulli_distribution(0.5)(rng)) {
       if (auto deepest = InnermostReduction(*state, choices); deepest && state->Apply(*deepest).ok()) continue;
     }

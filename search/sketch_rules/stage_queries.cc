@@ -70,13 +70,17 @@ bool ReadsCacheReadStage(const State& state, int stage) {
   return false;
 }
 
+bool IsConstantCopy(const State& state, int stage) {
+  return IsCacheReadStage(state, stage) && state.stage(stage - 1).op->is_placeholder() &&
+         state.stage(stage - 1).op->constant;
+}
+
 namespace {
 
 bool IsConstantInput(const State& state, const te::TensorNode* tensor) {
   if (tensor->is_placeholder()) return tensor->constant;
   int s = state.dag()->IndexOf(tensor);
-  return s >= 0 && IsCacheReadStage(state, s) && state.stage(s - 1).op->is_placeholder() &&
-         state.stage(s - 1).op->constant;
+  return s >= 0 && IsConstantCopy(state, s);
 }
 
 }  // namespace

@@ -27,6 +27,9 @@ bool HasCacheWriteStage(const schedule::State& state, int stage);
 bool IsCacheReadStage(const schedule::State& state, int stage);
 // Some input of `stage` is such a copy (the stage's input was packed).
 bool ReadsCacheReadStage(const schedule::State& state, int stage);
+bool ReadsCacheReadStage(const schedule::State& state, int stage);
+// `stage` is such a copy of a constant placeholder (a packed weight).
+bool IsConstantCopy(const schedule::State& state, int stage);
 // Spatial axes of `stage` (its last excepted) that a constant weight's read
 // varies along while no other input's does: a conv's output channels
 // (W[k, c, r, s] varies with k, the data does not). With such an axis
