@@ -92,13 +92,21 @@ TEST(OpsConvVariantsTest, TransposeMatchesScatterDefinition) {
   // Padding beyond R-1 crops the output.
   ExpectTransposeMatches("conv2d_transpose:N=1,C=1,H=5,W=5,K=1,R=2,S=2,stride=2,pad=2", 1, 1, 5, 5,
                          2, 2, 2, 2, 0);
+  // Odd output extent: the last phase is one row shorter than the first.
+  ExpectTransposeMatches("conv2d_transpose:N=1,C=2,H=4,W=3,K=2,R=5,S=3,stride=2,pad=2",
+                         2, 2, 4, 3, 5, 3, 2, 2, 0);
 }
 
 TEST(OpsConvVariantsTest, TransposeSkipsTheZeroTapsAndHasAnIOHWKernel) {
   Workload w = optest::MustParse("conv2d_transpose:N=1,C=8,H=4,W=4,K=16,R=4,S=4,stride=2,pad=1");
-  // No spread-out input stage: data, kernel and the output only.
-  EXPECT_EQ(w.dag->num_ops(), 3);
+  // No spread-out input stage: data, its padding, kernel, the per-phase sums
+  // and the output that interleaves them.
+  EXPECT_EQ(w.dag->num_ops(), 5);
   EXPECT_THAT(optest::FindOp(*w.dag, "kernel")->shape, ElementsAre(8, 16, 4, 4));
+  EXPECT_THAT(optest::FindOp(*w.dag, "pad")->shape, ElementsAre(1, 8, 6, 6));
+  // 2x2 phases of 4x4 positions each, stored phase-major so that a phase's
+  // inner loop reads the input contiguously.
+  EXPECT_THAT(optest::FindOp(*w.dag, "conv2d_transpose_phases")->shape, ElementsAre(1, 16, 2, 2, 4, 4));
   EXPECT_THAT(optest::FindOp(*w.dag, "conv2d_transpose")->shape, ElementsAre(1, 16, 8, 8));
   // Stride 2: 2x2 taps per output phase instead of 4x4.
   EXPECT_DOUBLE_EQ(w.dag->flops(), 2.0 * 16 * 8 * 8 * 8 * 2 * 2);

@@ -1,9 +1,13 @@
 #include "common/te/ops/conv_transpose.h"
 
+#include <algorithm>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "common/te/ops/checks.h"
 #include "common/te/ops/indexing.h"
 #include "common/te/ops/op_inputs.h"
+#include "common/te/ops/pad.h"
 
 namespace tuneforge::te::ops {
 namespace {
@@ -35,22 +39,45 @@ absl::StatusOr<int64_t> OutputExtent(absl::string_view in_key, int64_t in, absl:
       "=", kernel, ", stride=", p.stride, " give ", out, "); use less padding"));
 }
 
-// One spatial dimension of the phase form: output position o (t = o + pad)
-// takes input t // stride - j through kernel tap t % stride + stride*j, for
-// the j the reduction axis walks; adds the bound tests that can fail to
-// `inside`.
-struct PhaseIndex {
-  Expr tap, input;
+// One spatial dimension of the phase form, stride s: output position
+// o = s*o2 + phase (t = o + pad) takes kernel tap t % s + s*j from input
+// t // s - j = o2 + (phase + pad) // s - j, for the j in [0, taps) the
+// reduction walks. Each phase is then a plain convolution over o2 whose
+// input reads are contiguous; the input is padded so that every read of
+// every phase is in bounds, including the rows of a last, shorter phase
+// (their results are computed and dropped).
+struct PhaseDim {
+  int64_t in, kernel, stride, pad;
+  int64_t per_phase;  // ceil(out / stride): positions of the longest phase
+  int64_t taps;       // ceil(kernel / stride)
+  int64_t before, after;
 };
-PhaseIndex Phase(const Var& o, const Var& j, int64_t pad, int64_t stride, int64_t in, int64_t kernel,
-                 Expr& inside) {
-  Expr t = Affine(Expr(o), 1, pad);
+PhaseDim MakePhaseDim(int64_t in, int64_t kernel, int64_t out, int64_t stride, int64_t pad) {
+  PhaseDim d{in, kernel, stride, pad, (out + stride - 1) / stride, (kernel + stride - 1) / stride, 0, 0};
+  const int64_t lowest = pad / stride - (d.taps - 1);                   // phase 0, o2 = 0, last tap
+  const int64_t highest = d.per_phase - 1 + (stride - 1 + pad) / stride;  // last phase, last o2, tap 0
+  d.before = std::max<int64_t>(0, -lowest);
+  d.after = std::max<int64_t>(0, highest - (in - 1));
+  return d;
+}
+
+struct PhaseIndex {
+  Expr tap, input;  // input: into the padded data
+};
+// `phase` is null for stride 1 (a single phase). Adds the test that a tap
+// past the kernel's end is skipped to `inside` when stride does not divide
+// the kernel.
+PhaseIndex Phase(const PhaseDim& d, const Var* phase, const Var& o2, const Var& j, Expr& inside) {
   PhaseIndex p;
-  p.tap = stride == 1 ? Expr(j) : FloorMod(t, IntConst(stride)) + Affine(Expr(j), stride, 0);
-  p.input = (stride == 1 ? t : FloorDiv(t, IntConst(stride))) - Expr(j);
-  if (kernel % stride != 0) inside = Conjoin(inside, p.tap < IntConst(kernel));
-  inside = Conjoin(inside, p.input >= IntConst(0));
-  inside = Conjoin(inside, p.input < IntConst(in));
+  if (phase == nullptr) {
+    p.tap = Expr(j);
+    p.input = Affine(Expr(o2), 1, d.pad + d.before) - Expr(j);
+    return p;
+  }
+  Expr t = Affine(Expr(*phase), 1, d.pad);
+  p.tap = FloorMod(t, IntConst(d.stride)) + Affine(Expr(j), d.stride, 0);
+  p.input = Affine(Expr(o2), 1, d.before) + FloorDiv(t, IntConst(d.stride)) - Expr(j);
+  if (d.kernel % d.stride != 0) inside = Conjoin(inside, p.tap < IntConst(d.kernel));
   return p;
 }
 
@@ -68,16 +95,39 @@ absl::StatusOr<BuiltOp> Conv2dTranspose(const Conv2dTransposeParams& p, const Op
   auto kernel = OpInput(kOp, inputs, 1, "kernel", {p.C, p.K, p.R, p.S}, p.dtype, InputKind::kWeight);
   if (!kernel.ok()) return kernel.status();
 
-  std::vector<IterVar> axes = Axes({{"n", p.N}, {"k", p.K}, {"oh", *oh}, {"ow", *ow}});
-  IterVar rc = Axis("rc", p.C), ry = Axis("ry", (p.R + p.stride - 1) / p.stride),
-          rx = Axis("rx", (p.S + p.stride - 1) / p.stride);
+  const PhaseDim dy = MakePhaseDim(p.H, p.R, *oh, p.stride, p.pad);
+  const PhaseDim dx = MakePhaseDim(p.W, p.S, *ow, p.stride, p.pad);
+  auto padded = Pad(*data, {0, 0, dy.before, dx.before}, {0, 0, dy.after, dx.after},
+                    Const(0, p.dtype), {"n", "c", "h", "w"});
+  if (!padded.ok()) return padded.status();
+
+  // Stride 1 has one phase: the sum is the output itself. Otherwise the sum
+  // runs per phase, phases outermost so that each phase's inner loop walks
+  // contiguous input with one kernel tap, and an injective stage interleaves
+  // the phases into the output (where epilogues then attach).
+  const bool phased = p.stride > 1;
+  std::vector<IterVar> axes =
+      phased ? Axes({{"n", p.N}, {"k", p.K}, {"ph", p.stride}, {"pw", p.stride},
+                     {"oh2", dy.per_phase}, {"ow2", dx.per_phase}})
+             : Axes({{"n", p.N}, {"k", p.K}, {"oh", *oh}, {"ow", *ow}});
+  const size_t spatial = phased ? 4 : 2;
+  IterVar rc = Axis("rc", p.C), ry = Axis("ry", dy.taps), rx = Axis("rx", dx.taps);
   Expr inside;
-  PhaseIndex y = Phase(axes[2].var, ry.var, p.pad, p.stride, p.H, p.R, inside);
-  PhaseIndex x = Phase(axes[3].var, rx.var, p.pad, p.stride, p.W, p.S, inside);
+  PhaseIndex y = Phase(dy, phased ? &axes[2].var : nullptr, axes[spatial].var, ry.var, inside);
+  PhaseIndex x = Phase(dx, phased ? &axes[3].var : nullptr, axes[spatial + 1].var, rx.var, inside);
   Expr n(axes[0].var), k(axes[1].var), c(rc.var);
-  Expr term = MakeSelect(inside, Read(*data, {n, c, y.input, x.input}) * Read(*kernel, {c, k, y.tap, x.tap}),
-                         Const(0, p.dtype));
-  auto out = MakeCompute(std::string(kOp), std::move(axes), Sum(term, {rc, ry, rx}), std::string(kOp));
+  Expr term = Read(*padded, {n, c, y.input, x.input}) * Read(*kernel, {c, k, y.tap, x.tap});
+  if (inside) term = MakeSelect(inside, term, Const(0, p.dtype));
+  const std::string sum_name = phased ? std::string(kOp) + "_phases" : std::string(kOp);
+  auto sum = MakeCompute(sum_name, std::move(axes), Sum(term, {rc, ry, rx}), std::string(kOp));
+  if (!sum.ok()) return sum.status();
+  if (!phased) return BuiltOp{*sum, 1};
+
+  std::vector<IterVar> out_axes = Axes({{"n", p.N}, {"k", p.K}, {"oh", *oh}, {"ow", *ow}});
+  Expr s = IntConst(p.stride), o_h(out_axes[2].var), o_w(out_axes[3].var);
+  Expr gather = Read(*sum, {Expr(out_axes[0].var), Expr(out_axes[1].var), FloorMod(o_h, s),
+                            FloorMod(o_w, s), FloorDiv(o_h, s), FloorDiv(o_w, s)});
+  auto out = MakeCompute(std::string(kOp), std::move(out_axes), gather, "interleave");
   if (!out.ok()) return out.status();
   return BuiltOp{*out, 1};
 }

@@ -3,11 +3,19 @@
 // IOHW = [C, K, R, S], output [N, K, OH, OW] with
 //   OH = (H - 1)*stride - 2*pad + R + output_padding.
 // Built per output phase, without the zero-inserted input: output position
-// o (t = o + pad) takes input t // stride - j through kernel tap
-// t % stride + stride*j, so the reduction walks ceil(R / stride) taps per
-// dimension, not R (a stride-2 layer does a quarter of the multiply-adds):
-//   conv2d_transpose[n, k, oh, ow] = sum(select(inside, data[n, rc, ih, iw]
-//                                        * kernel[rc, k, ty, tx], 0), rc: C, ry, rx)
+// o = stride*o2 + phase (t = o + pad) takes input t // stride - j through
+// kernel tap t % stride + stride*j, so the reduction walks ceil(R / stride)
+// taps per dimension, not R (a stride-2 layer does a quarter of the
+// multiply-adds). Each phase is its own plain convolution over the padded
+// input, and an injective stage interleaves the phases:
+//   conv2d_transpose_phases[n, k, ph, pw, oh2, ow2] =
+//       sum(pad[n, rc, oh2 + (ph + pad) // stride - ry + .., ..]
+//           * kernel[rc, k, (ph + pad) % stride + stride*ry, ..], rc: C, ry, rx)
+//   conv2d_transpose[n, k, oh, ow] = conv2d_transpose_phases[n, k, oh % stride,
+//       ow % stride, oh // stride, ow // stride]
+// so that a schedule vectorizes a phase along ow2 over contiguous input with
+// one kernel tap (taps past R, when stride does not divide R, are skipped by
+// a select). Stride 1 is a single phase: the sum is the output.
 #pragma once
 
 #include <cstdint>
