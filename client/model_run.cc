@@ -123,14 +123,22 @@ absl::StatusOr<ModelRunReport> RunModel(const graph::Model& model, const std::st
   }
   for (te::NDArray& a : outputs) out.push_back(a.data());
   if (auto s = m.RunInto(in, out); !s.ok()) return s;
+  const size_t runs = static_cast<size_t>(std::max(options.runs, 1));
   std::vector<double> ms;
-  for (int i = 0; i < std::max(options.runs, 1); ++i) {
+  std::vector<std::vector<double>> task_seconds(runs, std::vector<double>(m.kernels().size(), 0.0));
+  for (size_t i = 0; i < runs; ++i) {
     auto start = std::chrono::steady_clock::now();
-    if (auto s = m.RunInto(in, out); !s.ok()) return s;
+    if (auto s = m.RunInto(in, out, &task_seconds[i]); !s.ok()) return s;
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(ms.begin(), ms.end());
   r.latency_ms = ms[ms.size() / 2];
+  for (size_t t = 0; t < m.kernels().size(); ++t) {
+    std::vector<double> per_run;
+    for (const std::vector<double>& run : task_seconds) per_run.push_back(run[t] * 1e3);
+    std::sort(per_run.begin(), per_run.end());
+    r.task_ms.push_back(per_run[per_run.size() / 2]);
+  }
   return r;
 }
 

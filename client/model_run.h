@@ -27,6 +27,10 @@ struct ModelRunReport {
   int tasks = 0;
   int untuned_tasks = 0;
   std::vector<graph::KernelInfo> kernels;
+  // Per task, as kernels: the median over the timed runs of the time its
+  // kernels took in one model run (all its calls together), a profile that
+  // says where the latency goes.
+  std::vector<double> task_ms;
   bool outputs_checked = false;  // true only when every output matched
   double max_abs_error = 0;
   std::string checked_against;   // "test data (2 sets)" or "the unscheduled reference ..."

@@ -1,5 +1,6 @@
 #include "graph/executor/compiled_model.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -79,7 +80,7 @@ void* CompiledModel::Resolve(ValueId v, const std::vector<const void*>& inputs) 
 }
 
 absl::Status CompiledModel::RunInto(const std::vector<const void*>& inputs,
-                                    const std::vector<void*>& outputs) {
+                                    const std::vector<void*>& outputs, std::vector<double>* task_seconds) {
   if (inputs.size() != graph_.inputs.size() || outputs.size() != graph_.outputs.size())
     return absl::InvalidArgumentError(absl::StrCat("the model takes ", graph_.inputs.size(),
                                                    " inputs and gives ", graph_.outputs.size(),
@@ -88,7 +89,11 @@ absl::Status CompiledModel::RunInto(const std::vector<const void*>& inputs,
     scratch_args_.clear();
     for (ValueId v : args_[g]) scratch_args_.push_back(Resolve(v, inputs));
     packed_[g].AppendTo(&scratch_args_);
+    const auto start = std::chrono::steady_clock::now();
     int32_t rc = (*loaded_[kernel_of_group_[g]])(scratch_args_.data());
+    if (task_seconds != nullptr && static_cast<size_t>(kernel_of_group_[g]) < task_seconds->size())
+      (*task_seconds)[kernel_of_group_[g]] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (rc != 0)
       return absl::InternalError(absl::StrCat("kernel '", kernels_[kernel_of_group_[g]].name,
                                               "' returned ", rc));

@@ -42,7 +42,10 @@ class CompiledModel {
   // element counts; returns the outputs in the graph's output order.
   absl::StatusOr<std::vector<te::NDArray>> Run(const std::vector<te::NDArray>& inputs);
   // The same into outputs the caller allocated (no allocation at all).
-  absl::Status RunInto(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
+  // `task_seconds` (optional, one slot per task, as kernels()): each
+  // kernel call's wall time is added to its task's slot, for a profile.
+  absl::Status RunInto(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+                       std::vector<double>* task_seconds = nullptr);
 
   const std::vector<KernelInfo>& kernels() const { return kernels_; }
   const MemoryPlan& memory_plan() const { return plan_; }

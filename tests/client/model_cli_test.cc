@@ -44,6 +44,16 @@ TEST(ModelCliTest, RunWithoutRecordsUsesUnscheduledKernelsAndSaysSo) {
   EXPECT_GT(j["latency_ms"].get<double>(), 0);
   EXPECT_EQ(j["records"], "no record database");
   EXPECT_THAT(j["checked_against"].get<std::string>(), HasSubstr("unscheduled reference"));
+  // The profile: every task's kernels took time, and together about the
+  // latency (they are all of a run's work; medians of separate sums, so
+  // loosely), in milliseconds like it.
+  double profiled_ms = 0;
+  for (const auto& k : j["kernels"]) {
+    EXPECT_GT(k["ms"].get<double>(), 0) << k.dump();
+    profiled_ms += k["ms"].get<double>();
+  }
+  EXPECT_LT(profiled_ms, 2 * j["latency_ms"].get<double>() + 0.5) << r.out;
+  EXPECT_GT(profiled_ms, 0.25 * j["latency_ms"].get<double>()) << r.out;
 }
 
 TEST(ModelCliTest, TuneModelTunesEveryTaskAndRunUsesTheTunedKernels) {
