@@ -94,18 +94,22 @@ def main():
     rows = []
     for name in args.models.split(","):
         model = os.path.join(args.models_dir, name, "model.onnx")
-        trials, tune_s = 0, 0.0
+        trials, tune_s, search = 0, 0.0, None
         if args.tune_trials > 0:
             start = time.time()
             j = run_json([args.tuneforge, "tune", "--model", model, "--trials", str(args.tune_trials), "--db", args.db,
                           "--threads", str(args.threads), "--json"])
-            trials, tune_s = j["trials"], time.time() - start
+            trials, tune_s, search = j["trials"], time.time() - start, j.get("search")
         tf = tuneforge_latency(args.tuneforge, model, args.db, args.threads, args.processes, args.runs)
         row = {"model": name, "tasks": tf["tasks"], "untuned_tasks": tf["untuned_tasks"], "trials": trials,
                "tune_s": tune_s, "latency_ms": tf["latency_ms"], "outputs_checked": tf["outputs_checked"],
                "max_abs_error": tf["max_abs_error"],
                "pytorch_ms": pytorch_latency(name, args.threads, args.processes, args.runs),
-               "threads": args.threads, "unix_s": int(time.time())}
+               "threads": args.threads, "unix_s": int(time.time()),
+               # where the time goes: the search's own share of the tuning, each task's kernels per model run
+               "search": search,
+               "profile": [{"workload": k.get("workload") or k["name"], "weight": k["weight"], "ms": k.get("ms")}
+                           for k in tf.get("kernels", [])]}
         rows.append(row)
         append_row(args.results, row)
     table(rows)
