@@ -17,6 +17,14 @@ absl::Status SharedCostModel::AddMeasured(const std::string& workload_key,
   count_ += static_cast<int64_t>(programs.size());
   for (MeasuredProgram& p : programs) mine.push_back(std::move(p));
   if (!retrain) return absl::OkStatus();
+  if (open_batches_ > 0) {
+    retrain_pending_ = true;
+    return absl::OkStatus();
+  }
+  return RetrainLocked();
+}
+
+absl::Status SharedCostModel::RetrainLocked() {
   std::vector<const ProgramFeatures*> features;
   std::vector<float> labels;
   for (const auto& [key, list] : data_) {
@@ -35,6 +43,18 @@ absl::Status SharedCostModel::AddMeasured(const std::string& workload_key,
   std::unique_lock<std::shared_mutex> lock(model_mu_);
   model_ = std::move(fresh);
   return absl::OkStatus();
+}
+
+SharedCostModel::Batch::Batch(SharedCostModel& model) : model_(model) {
+  std::lock_guard<std::mutex> lock(model_.data_mu_);
+  ++model_.open_batches_;
+}
+
+SharedCostModel::Batch::~Batch() {
+  std::lock_guard<std::mutex> lock(model_.data_mu_);
+  if (--model_.open_batches_ > 0 || !model_.retrain_pending_) return;
+  model_.retrain_pending_ = false;
+  (void)model_.RetrainLocked();  // a failed retraining keeps the old model, as in AddMeasured's callers
 }
 
 std::shared_ptr<const CostModel> SharedCostModel::Current() const {

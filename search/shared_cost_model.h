@@ -36,6 +36,22 @@ class SharedCostModel {
   // next retraining includes them).
   absl::Status AddMeasured(const std::string& workload_key, std::vector<MeasuredProgram> programs,
                            bool retrain = true);
+  // While one is alive, AddMeasured's retraining waits: programs are added,
+  // and the last batch to close retrains once on everything. A model job's
+  // round updates the policy of every task it measured; without a batch
+  // each update retrained from scratch (up to 27 times a round for
+  // ResNet-50, each on every program so far).
+  class Batch {
+   public:
+    explicit Batch(SharedCostModel& model);
+    ~Batch();
+    Batch(const Batch&) = delete;
+    Batch& operator=(const Batch&) = delete;
+
+   private:
+    SharedCostModel& model_;
+  };
+
   std::vector<float> Predict(const std::vector<const ProgramFeatures*>& programs) const;
   std::vector<float> PredictStores(const ProgramFeatures& program) const;
   bool trained() const;
@@ -50,6 +66,8 @@ class SharedCostModel {
   // The model in use now; it stays valid for the caller while a retraining
   // swaps in the next one.
   std::shared_ptr<const CostModel> Current() const;
+  // Trains a fresh model on all of data_ and swaps it in; data_mu_ held.
+  absl::Status RetrainLocked();
 
   std::function<std::unique_ptr<CostModel>()> make_model_;
   mutable std::shared_mutex model_mu_;
@@ -57,6 +75,8 @@ class SharedCostModel {
   mutable std::mutex data_mu_;              // the training set; one retraining at a time
   absl::flat_hash_map<std::string, std::vector<MeasuredProgram>> data_;
   int64_t count_ = 0;
+  int open_batches_ = 0;         // under data_mu_
+  bool retrain_pending_ = false;  // a retraining an open batch put off
 };
 
 }  // namespace tuneforge::search

@@ -20,6 +20,7 @@ struct JobRuntime {
   Job job;
   std::vector<te::Workload> workloads;  // parsed spec.workloads
   std::vector<std::unique_ptr<search::SearchPolicy>> policies;  // one per workload
+  std::shared_ptr<search::SharedCostModel> cost_model;          // the policies' (ansor); null otherwise
   std::vector<std::vector<search::MeasuredCandidate>> feedback;  // per workload, for the next round
   int64_t issued = 0;     // tasks created (measured or outstanding)
   int64_t next_seq = 0;   // task id counter

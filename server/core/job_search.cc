@@ -1,6 +1,7 @@
 #include "server/core/job_search.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
@@ -27,6 +28,7 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
     if (!named.ok()) return named.status();
     scheduler = *named;
   }
+  rt->cost_model = model;
   rt->policies.clear();
   rt->feedback.assign(rt->workloads.size(), {});
   rt->tasks.assign(rt->workloads.size(), {});
@@ -60,13 +62,18 @@ PlannedRound JobSearch::Next(JobRuntime* rt, std::vector<std::vector<search::Mea
   PlannedRound round;
   absl::Time t = absl::Now();
   bool learned = false;
-  for (size_t i = 0; i < rt->policies.size() && i < feedback.size(); ++i) {
-    if (feedback[i].empty()) continue;
-    for (const search::MeasuredCandidate& c : feedback[i])
-      if (c.ok && (rt->tasks[i].best_seconds == 0 || c.seconds < rt->tasks[i].best_seconds))
-        rt->tasks[i].best_seconds = c.seconds;
-    rt->policies[i]->Update(feedback[i]);
-    learned = true;
+  {
+    // Every task's results first, then one retraining of the shared model.
+    std::optional<search::SharedCostModel::Batch> batch;
+    if (rt->cost_model) batch.emplace(*rt->cost_model);
+    for (size_t i = 0; i < rt->policies.size() && i < feedback.size(); ++i) {
+      if (feedback[i].empty()) continue;
+      for (const search::MeasuredCandidate& c : feedback[i])
+        if (c.ok && (rt->tasks[i].best_seconds == 0 || c.seconds < rt->tasks[i].best_seconds))
+          rt->tasks[i].best_seconds = c.seconds;
+      rt->policies[i]->Update(feedback[i]);
+      learned = true;
+    }
   }
   round.cost.learn_seconds = absl::ToDoubleSeconds(absl::Now() - t);
   if (learned) (void)cost_models_->Save(rt->job.spec.device_key);  // a restart retrains from records
