@@ -6,15 +6,18 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "client/api/jobs_client.h"
 
 namespace tuneforge::cli {
 
-// The newest queued or running job that tunes exactly the workload with key
-// `workload_key` on `device_key`, if any.
-absl::StatusOr<std::optional<v1::Job>> FindUnfinishedJob(client::JobsClient& jobs, const std::string& workload_key,
+// The newest queued or running job that tunes exactly the workloads with
+// keys `workload_keys` (one for a single op; a model's tasks, in any order)
+// on `device_key`, if any.
+absl::StatusOr<std::optional<v1::Job>> FindUnfinishedJob(client::JobsClient& jobs,
+                                                         std::vector<std::string> workload_keys,
                                                          const std::string& device_key);
 
 }  // namespace tuneforge::cli

@@ -191,8 +191,11 @@ int RunTune(TuneArgs args) {
   // Only the embedded server resumes what an interrupted tune left; on a
   // cluster a running job of the same workload may be someone else's.
   absl::StatusOr<std::optional<v1::Job>> unfinished = std::optional<v1::Job>();
-  if (session->embedded && !spec->model)
-    unfinished = FindUnfinishedJob(jobs, spec->workloads[0].parsed.dag->workload_key(), session->device_key);
+  if (session->embedded) {
+    std::vector<std::string> keys;
+    for (const auto& w : spec->workloads) keys.push_back(w.parsed.dag->workload_key());
+    unfinished = FindUnfinishedJob(jobs, std::move(keys), session->device_key);
+  }
   if (!unfinished.ok()) return Fail(args.out, unfinished.status());
   if (unfinished->has_value() && args.fresh) {
     absl::StatusOr<v1::Job> cancelled = jobs.Cancel((*unfinished)->id());
@@ -208,9 +211,9 @@ int RunTune(TuneArgs args) {
     const v1::Job& old = **unfinished;
     job_id = old.id();
     std::cerr << absl::StrFormat(
-                     "continuing job %s, which an earlier 'tuneforge tune' of this workload left unfinished in %s "
+                     "continuing job %s, which an earlier 'tuneforge tune' of this %s left unfinished in %s "
                      "(%d of %d trials done%s); give --fresh to cancel it and start anew",
-                     job_id, session->records_at, old.trials_done(), old.trials_total(),
+                     job_id, spec->model ? "model" : "workload", session->records_at, old.trials_done(), old.trials_total(),
                      old.trials_total() == args.job.trials ? "" : "; it keeps its own number of trials")
               << std::endl;
   } else {

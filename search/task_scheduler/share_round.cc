@@ -5,7 +5,7 @@
 namespace tuneforge::search {
 
 std::vector<TaskCandidates> ShareRound(TaskScheduler& scheduler, std::vector<TaskState>& tasks, int want,
-                                       const ProposeForTask& propose) {
+                                       const ProposeForTask& propose, int min_share) {
   std::vector<TaskCandidates> round;
   const int n = static_cast<int>(tasks.size());
   for (TaskState& t : tasks) t.exhausted = false;
@@ -14,7 +14,8 @@ std::vector<TaskCandidates> ShareRound(TaskScheduler& scheduler, std::vector<Tas
     const size_t task = scheduler.Next(tasks);
     if (task >= tasks.size() || tasks[task].exhausted) break;  // nothing left that can go on
     // An even part of what is still wanted over the shares still to come.
-    const int share = std::max(1, (want - proposed_total + n - 1 - tries) / (n - tries));
+    const int even = (want - proposed_total + n - 1 - tries) / (n - tries);
+    const int share = std::min(want - proposed_total, std::max({1, min_share, even}));
     std::vector<std::vector<schedule::Step>> candidates = propose(task, share);
     if (static_cast<int>(candidates.size()) > want - proposed_total) candidates.resize(want - proposed_total);
     tasks[task].exhausted = candidates.empty();

@@ -29,8 +29,17 @@ using ProposeForTask = std::function<std::vector<std::vector<schedule::Step>>(si
 // ones later, and a scheduler that never picks an exhausted task would
 // otherwise starve it for the rest of the job. Each task's `trials` grows by
 // what it was given. At most tasks.size() shares; nothing proposed means no
-// task had anything new.
+// task had anything new. No share is smaller than `min_share` (unless less
+// is still wanted).
 std::vector<TaskCandidates> ShareRound(TaskScheduler& scheduler, std::vector<TaskState>& tasks, int want,
-                                       const ProposeForTask& propose);
+                                       const ProposeForTask& propose, int min_share = 1);
+
+// The smallest share worth an Ansor search: one search costs the same
+// (2,048 programs evolved for 4 generations, each lowered for its features)
+// for 2 candidates as for 64, so a round of 64 split among 27 tasks paid 27
+// searches, and the search, not the measurement, set the pace of a model's
+// tuning. TVM's task scheduler gives a whole round to one task; this keeps
+// a few tasks per round.
+constexpr int kMinShareForSearch = 16;
 
 }  // namespace tuneforge::search

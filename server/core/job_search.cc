@@ -111,7 +111,10 @@ std::vector<TaskRow> JobSearch::ProposeTasks(JobRuntime* rt, int want, SearchCos
         std::vector<std::vector<schedule::Step>> proposed = rt->policies[w]->Propose(n);
         cost->programs_scored += rt->policies[w]->ProgramsScoredLastPropose();
         return proposed;
-      });
+      },
+      // At least four tasks a round (a small test batch still reaches every
+      // task); a random search costs nothing to ask.
+      rt->cost_model ? std::clamp(want / 4, 1, search::kMinShareForSearch) : 1);
   std::vector<TaskRow> tasks;
   for (search::TaskCandidates& share : round)
     for (std::vector<schedule::Step>& steps : share.candidates)

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -78,6 +79,37 @@ TEST(ModelCliTest, TuneModelTunesEveryTaskAndRunUsesTheTunedKernels) {
   EXPECT_EQ(r.json["untuned_tasks"], 0);
   EXPECT_EQ(r.json["outputs_checked"], true);
   for (const auto& k : r.json["kernels"]) EXPECT_EQ(k["tuned"], true) << k.dump();
+}
+
+// A `tune --model` killed mid-run leaves its job unfinished; the same
+// command continues it rather than tuning a second job beside it (the
+// embedded server resumes the old one on start either way).
+TEST(ModelCliTest, TheSameModelTuneContinuesTheKilledJob) {
+  std::string dir = MakeTempDir();
+  std::string model = SaveModel(dir, graph::testing::Mlp(4, 32, 64, 10), "mlp");
+  auto tune = [&](const std::string& trials) {
+    std::vector<std::string> args = {"tune", "--model", model, "--trials", trials, "--batch", "4",
+                                     "--db", dir + "/m.db", "--json"};
+    args.insert(args.end(), kQuickMeasure.begin(), kQuickMeasure.end());
+    return args;
+  };
+  absl::StatusOr<std::unique_ptr<ChildProcess>> first = StartCli(dir, tune("400"));
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<std::string> job =
+      (*first)->WaitForOutput(std::regex("job ([^ ]+): tuning"), absl::Seconds(60));
+  ASSERT_TRUE(job.ok()) << (*first)->OutputTail();
+  ASSERT_TRUE((*first)->WaitForOutput(std::regex("round 1: "), absl::Seconds(120)).ok()) << (*first)->OutputTail();
+  (*first)->KillAndReap();
+
+  // The continued job keeps its own 400 trials: stop it once it says so.
+  absl::StatusOr<std::unique_ptr<ChildProcess>> again = StartCli(dir, tune("8"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  absl::StatusOr<std::string> continued =
+      (*again)->WaitForOutput(std::regex("continuing job ([^,]+), which an earlier 'tuneforge tune' of this model"),
+                              absl::Seconds(60));
+  (*again)->KillAndReap();
+  ASSERT_TRUE(continued.ok()) << (*again)->OutputTail();
+  EXPECT_EQ(*continued, *job);
 }
 
 TEST(ModelCliTest, AnAttentionBlockTunesEndToEndAndItsOutputsMatch) {

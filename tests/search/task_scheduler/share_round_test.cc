@@ -36,6 +36,31 @@ TEST(ShareRound, SharesARoundEvenlyAndCountsTheTrials) {
   }
 }
 
+TEST(ShareRound, SharesAreNeverSmallerThanTheMinimum) {
+  auto scheduler = MakeTaskScheduler(TaskSchedulerKind::kRoundRobin);
+  std::vector<TaskState> tasks(27);  // ResNet-50's tasks, a round of 64
+  int searches = 0;
+  std::vector<TaskCandidates> round = ShareRound(
+      *scheduler, tasks, 64,
+      [&](size_t, int n) {
+        ++searches;
+        return Candidates(n);
+      },
+      kMinShareForSearch);
+  EXPECT_EQ(searches, 4);  // not 27 searches of 2 or 3 candidates
+  std::map<size_t, int> given = Given(round);
+  int total = 0;
+  for (const auto& [task, n] : given) {
+    EXPECT_GE(n, kMinShareForSearch) << "task " << task;
+    total += n;
+  }
+  EXPECT_EQ(total, 64);
+  // Less wanted than the minimum: one share of what is wanted.
+  round = ShareRound(*scheduler, tasks, 5, [](size_t, int n) { return Candidates(n); }, kMinShareForSearch);
+  ASSERT_EQ(round.size(), 1u);
+  EXPECT_EQ(round[0].candidates.size(), 5u);
+}
+
 TEST(ShareRound, ATaskWithNothingNewLeavesItsShareToTheOthers) {
   auto scheduler = MakeTaskScheduler(TaskSchedulerKind::kRoundRobin);
   std::vector<TaskState> tasks(4);
