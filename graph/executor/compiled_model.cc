@@ -89,9 +89,10 @@ absl::Status CompiledModel::RunInto(const std::vector<const void*>& inputs,
     scratch_args_.clear();
     for (ValueId v : args_[g]) scratch_args_.push_back(Resolve(v, inputs));
     packed_[g].AppendTo(&scratch_args_);
-    const auto start = std::chrono::steady_clock::now();
+    const bool timed = task_seconds != nullptr && static_cast<size_t>(kernel_of_group_[g]) < task_seconds->size();
+    const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     int32_t rc = (*loaded_[kernel_of_group_[g]])(scratch_args_.data());
-    if (task_seconds != nullptr && static_cast<size_t>(kernel_of_group_[g]) < task_seconds->size())
+    if (timed)
       (*task_seconds)[kernel_of_group_[g]] +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (rc != 0)

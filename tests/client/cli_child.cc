@@ -10,31 +10,14 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "tests/support/removed_at_exit.h"
 
 namespace tuneforge::client_test {
-
-namespace {
-
-// The folders this process made, removed when it exits so that test runs
-// leave nothing behind in the temp directory.
-struct FoldersRemovedAtExit {
-  std::vector<std::string> paths;
-  ~FoldersRemovedAtExit() {
-    std::error_code ignored;
-    for (const std::string& p : paths) std::filesystem::remove_all(p, ignored);
-  }
-};
-FoldersRemovedAtExit& MadeFolders() {
-  static FoldersRemovedAtExit folders;
-  return folders;
-}
-
-}  // namespace
 
 std::string MakeTempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "tf-cli-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "cannot create a folder from " << pattern;
-  else MadeFolders().paths.push_back(pattern);
+  else test_support::RemoveAtExit(pattern);
   return pattern;
 }
 

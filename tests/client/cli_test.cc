@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "nlohmann/json.hpp"
+#include "tests/support/removed_at_exit.h"
 
 namespace {
 
@@ -49,21 +49,11 @@ Result RunCli(const std::string& args) {
   return r;
 }
 
-// The files WriteFile made, removed when the process exits.
-struct FilesRemovedAtExit {
-  std::vector<std::string> paths;
-  ~FilesRemovedAtExit() {
-    std::error_code ignored;
-    for (const std::string& p : paths) std::filesystem::remove(p, ignored);
-  }
-};
-
 std::string WriteFile(const std::string& name, const std::string& text) {
-  static FilesRemovedAtExit written;
   // Per process: tests of this binary run in parallel under ctest.
   std::string path = std::filesystem::temp_directory_path() / (std::to_string(getpid()) + "." + name);
   std::ofstream(path) << text;
-  written.paths.push_back(path);
+  tuneforge::test_support::RemoveAtExit(path);
   return path;
 }
 

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include "absl/time/clock.h"
+#include "tests/support/removed_at_exit.h"
 
 extern char** environ;
 
@@ -25,24 +25,13 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-// The folders this process made, removed when it exits so that test runs
-// leave nothing behind in the temp directory.
-struct FoldersRemovedAtExit {
-  std::vector<std::string> paths;
-  ~FoldersRemovedAtExit() {
-    std::error_code ignored;
-    for (const std::string& p : paths) std::filesystem::remove_all(p, ignored);
-  }
-};
-
 std::string TempDir() {
-  static FoldersRemovedAtExit made;
   const char* base = std::getenv("TMPDIR");
   std::string templ = std::string(base && *base ? base : "/tmp") + "/tf_worker_agent_XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (mkdtemp(buf.data()) == nullptr) return "/tmp";
-  made.paths.push_back(buf.data());
+  test_support::RemoveAtExit(buf.data());
   return buf.data();
 }
 

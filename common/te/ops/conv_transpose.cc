@@ -47,13 +47,13 @@ absl::StatusOr<int64_t> OutputExtent(absl::string_view in_key, int64_t in, absl:
 // every phase is in bounds, including the rows of a last, shorter phase
 // (their results are computed and dropped).
 struct PhaseDim {
-  int64_t in, kernel, stride, pad;
+  int64_t kernel, stride, pad;
   int64_t per_phase;  // ceil(out / stride): positions of the longest phase
   int64_t taps;       // ceil(kernel / stride)
   int64_t before, after;
 };
 PhaseDim MakePhaseDim(int64_t in, int64_t kernel, int64_t out, int64_t stride, int64_t pad) {
-  PhaseDim d{in, kernel, stride, pad, (out + stride - 1) / stride, (kernel + stride - 1) / stride, 0, 0};
+  PhaseDim d{kernel, stride, pad, (out + stride - 1) / stride, (kernel + stride - 1) / stride, 0, 0};
   const int64_t lowest = pad / stride - (d.taps - 1);                   // phase 0, o2 = 0, last tap
   const int64_t highest = d.per_phase - 1 + (stride - 1 + pad) / stride;  // last phase, last o2, tap 0
   d.before = std::max<int64_t>(0, -lowest);
