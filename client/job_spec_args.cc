@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/model_workloads.h"
 #include "measure/measure_proto.h"
+#include "search/sketch_selection/sketch_selection.h"
 #include "search/task_scheduler/task_scheduler.h"
 
 namespace tuneforge::cli {
@@ -26,6 +27,9 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
                   "measurement cannot crown a winner (default 3; -1: off)");
   cmd->add_option("--seed", args->seed, "seed of the search (default: from the job id)");
   cmd->add_option("--name", args->name, "free text shown in listings");
+  cmd->add_option("--sketch-selection", args->sketch_selection,
+                  "how ansor spreads each round over a workload's sketches: uniform (Ansor's, the default) or "
+                  "learned (a bandit: sketches measured little or measured fast get the next evolutions)");
   cmd->add_option("--task-scheduler", args->task_scheduler,
                   "how a job of several workloads shares each round: round-robin (the default) or gradient "
                   "(where the weighted sum of latencies is expected to fall most)");
@@ -81,6 +85,11 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
     return absl::InvalidArgumentError(
         "--batch, --threads, --timeout, --number, --repeat and --min-repeat-ms must be 0 (the "
         "default) or more");
+  if (absl::StatusOr<search::SketchSelection> s = search::ParseSketchSelection(args.sketch_selection); !s.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--sketch-selection: ", s.status().message()));
+  if (!args.sketch_selection.empty() && args.policy == "random")
+    return absl::InvalidArgumentError("--sketch-selection chooses among ansor's sketches; random search has none: "
+                                      "drop it or use --policy ansor");
   if (absl::StatusOr<search::TaskSchedulerKind> k = search::ParseTaskScheduler(args.task_scheduler); !k.ok())
     return absl::InvalidArgumentError(absl::StrCat("--task-scheduler: ", k.status().message()));
   const size_t workloads = out.workloads.size() + args.specs.size() + args.def_files.size();
@@ -111,6 +120,7 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
   spec.set_retime_top(args.retime_top);
   spec.set_name(args.name);
   spec.set_task_scheduler(args.task_scheduler);
+  spec.set_sketch_selection(args.sketch_selection);
   spec.mutable_weights()->Assign(args.weights.begin(), args.weights.end());
   *spec.mutable_measure() = measure::MeasureOptionsToProto(m);
   return out;

@@ -28,6 +28,7 @@ struct JobSpecArgs {
   uint64_t seed = 0;
   std::string name;
   int retime_top = 0;  // 0: the server's default (3); -1: none
+  std::string sketch_selection;  // "": uniform
   std::string task_scheduler;   // "": the server's (round-robin)
   std::vector<double> weights;  // per workload, in order; empty: 1 each
 };

@@ -96,6 +96,7 @@ Json JobToJson(const v1::Job& job) {
               {"created_unix_ms", job.created_unix_ms()},
               {"updated_unix_ms", job.updated_unix_ms()},
               {"task_scheduler", job.spec().task_scheduler().empty() ? "round-robin" : job.spec().task_scheduler()},
+              {"sketch_selection", job.spec().sketch_selection().empty() ? "uniform" : job.spec().sketch_selection()},
               {"estimated_latency_ms", EstimatedLatencySeconds(job) * 1e3},
               {"tasks", TasksToJson(job)}};
 }

@@ -28,7 +28,9 @@ std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, const PolicyContext& c
       // Without a target's shared model the policy learns with its own.
       std::shared_ptr<SharedCostModel> model =
           context.cost_model ? context.cost_model : std::make_shared<SharedCostModel>([] { return MakeXGBoostModel(); });
-      return MakeSketchPolicy(context.dag, context.hw, std::move(model), context.seed);
+      SketchPolicyOptions options;
+      options.sketch_selection = context.sketch_selection;
+      return MakeSketchPolicy(context.dag, context.hw, std::move(model), context.seed, options);
     }
     case PolicyKind::kRandom: break;
   }

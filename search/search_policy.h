@@ -18,6 +18,7 @@
 #include "common/te/compute_dag.h"
 #include "search/search_task.h"
 #include "search/shared_cost_model.h"
+#include "search/sketch_selection/sketch_selection.h"
 
 namespace tuneforge::search {
 
@@ -56,6 +57,7 @@ struct PolicyContext {
   // of its own (XGBoost).
   std::shared_ptr<SharedCostModel> cost_model;
   uint64_t seed = 0;
+  SketchSelection sketch_selection = SketchSelection::kUniform;  // kAnsor's
 };
 
 std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, const PolicyContext& context);

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 
 #include "absl/container/flat_hash_set.h"
 #include "search/annotation/annotation.h"
 #include "search/features/features.h"
 #include "search/sketch_generation.h"
+#include "search/sketch_selection/sketch_bandit.h"
+#include "search/sketch_selection/sketch_of.h"
 
 namespace tuneforge::search {
 namespace {
@@ -26,21 +29,18 @@ class SketchPolicy : public SearchPolicy {
     std::vector<schedule::State> init = SampleInitPopulation(options_.init_population);
     std::vector<std::vector<schedule::Step>> out;
     absl::flat_hash_set<uint64_t> picked;
-    auto take = [&](const schedule::State& s) {
+    Take take = [&](const schedule::State& s) {
       uint64_t h = s.Hash();
-      if (static_cast<int>(out.size()) >= n || seen_.contains(h) || !picked.insert(h).second) return;
+      if (static_cast<int>(out.size()) >= n || seen_.contains(h) || !picked.insert(h).second) return false;
       out.push_back(s.steps());
+      return true;
     };
     if (model_->trained()) {
-      std::vector<schedule::State> seeds = init;
-      AddBestMeasured(&seeds);
       const int n_random = static_cast<int>(options_.eps_greedy * n + 0.5);
-      std::vector<ScoredState> best = EvolutionarySearch(seeds, *model_, hw_, seen_, 2 * n,
-                                                         options_.evolution, rng_(), &stats_->evolution);
-      for (const ScoredState& s : best) {
-        if (static_cast<int>(out.size()) >= n - n_random) break;
-        take(s.state);
-      }
+      if (options_.sketch_selection == SketchSelection::kLearned)
+        ProposeBySketch(n - n_random, take);
+      else
+        ProposeEvolved(init, n - n_random, take);
     }
     std::shuffle(init.begin(), init.end(), rng_);  // eps-greedy (or all, before the model learns)
     for (const schedule::State& s : init) take(s);
@@ -54,6 +54,7 @@ class SketchPolicy : public SearchPolicy {
   int64_t ProgramsScoredLastPropose() const override { return last_scored_; }
 
   void Update(const std::vector<MeasuredCandidate>& results) override {
+    EnsureSketches();
     std::vector<schedule::State> states;
     std::vector<double> throughputs;
     for (const MeasuredCandidate& r : results) {
@@ -61,7 +62,12 @@ class SketchPolicy : public SearchPolicy {
       if (!s.ok()) continue;
       seen_.insert(s->Hash());
       double throughput = r.ok && r.seconds > 0 ? dag_->flops() / r.seconds : 0;
-      if (throughput > 0) measured_.push_back({*s, throughput});
+      const int sketch = SketchIndexOf(r.steps, sketches_);
+      if (sketch >= 0) {
+        bandit_.Record(sketch, throughput);
+        ++stats_->measured_per_sketch[sketch];
+      }
+      if (throughput > 0) measured_.push_back({*s, throughput, sketch});
       states.push_back(*std::move(s));
       throughputs.push_back(throughput);
     }
@@ -80,21 +86,72 @@ class SketchPolicy : public SearchPolicy {
   }
 
  private:
+  using Take = std::function<bool(const schedule::State&)>;
+
+  // Ansor's: one evolution from the round's samples and the best measured.
+  void ProposeEvolved(const std::vector<schedule::State>& init, int want, const Take& take) {
+    std::vector<schedule::State> seeds = init;
+    AddBestMeasured(-1, options_.init_population, &seeds);
+    std::vector<ScoredState> best =
+        EvolutionarySearch(seeds, *model_, hw_, seen_, 2 * want, options_.evolution, rng_(), &stats_->evolution);
+    int taken = 0;
+    for (const ScoredState& s : best) {
+      if (taken >= want) break;
+      taken += take(s.state) ? 1 : 0;
+    }
+  }
+
+  // Learned sketch selection: the bandit shares `want` among the sketches;
+  // each share is the best of an evolution of that sketch alone, its
+  // population in proportion to the share.
+  void ProposeBySketch(int want, const Take& take) {
+    if (want <= 0) return;
+    std::vector<int> slots = bandit_.Allocate(want);
+    for (size_t sketch = 0; sketch < slots.size(); ++sketch) {
+      if (slots[sketch] == 0) continue;
+      const double share = static_cast<double>(slots[sketch]) / want;
+      const int samples = std::max(kMinSamplesPerSketch, static_cast<int>(options_.init_population * share));
+      std::vector<schedule::State> seeds = SampleInitPopulation(samples, static_cast<int>(sketch));
+      if (seeds.empty() && bandit_.measured(static_cast<int>(sketch)) == 0) {
+        bandit_.Exclude(static_cast<int>(sketch));  // never produces a program
+        continue;
+      }
+      AddBestMeasured(static_cast<int>(sketch), samples, &seeds);
+      EvolutionOptions evolution = options_.evolution;
+      evolution.population =
+          std::max(kMinPopulationPerSketch, static_cast<int>(options_.evolution.population * share));
+      std::vector<ScoredState> best =
+          EvolutionarySearch(seeds, *model_, hw_, seen_, 2 * slots[sketch], evolution, rng_(), &stats_->evolution);
+      ++stats_->searches_per_sketch[sketch];
+      int taken = 0;
+      for (const ScoredState& s : best) {
+        if (taken >= slots[sketch]) break;
+        taken += take(s.state) ? 1 : 0;
+      }
+    }
+  }
+
   bool EnsureSketches() {
     if (!sketches_.empty()) return true;
     absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(dag_, hw_);
     if (!sketches.ok()) return false;
     for (Sketch& s : *sketches) sketches_.push_back(std::move(s.state));
     stats_->num_sketches = static_cast<int>(sketches_.size());
+    stats_->measured_per_sketch.assign(sketches_.size(), 0);
+    stats_->searches_per_sketch.assign(sketches_.size(), 0);
+    bandit_ = SketchBandit(static_cast<int>(sketches_.size()));
     return true;
   }
 
-  std::vector<schedule::State> SampleInitPopulation(int count) {
+  // `count` distinct annotated samples: of every sketch alike, or of
+  // `only_sketch` when it is >= 0.
+  std::vector<schedule::State> SampleInitPopulation(int count, int only_sketch = -1) {
     std::vector<schedule::State> out;
     absl::flat_hash_set<uint64_t> hashes;
     for (int attempt = 0; static_cast<int>(out.size()) < count && attempt < 4 * count; ++attempt) {
       const schedule::State& sketch =
-          sketches_[std::uniform_int_distribution<size_t>(0, sketches_.size() - 1)(rng_)];
+          only_sketch >= 0 ? sketches_[only_sketch]
+                           : sketches_[std::uniform_int_distribution<size_t>(0, sketches_.size() - 1)(rng_)];
       absl::StatusOr<schedule::State> s = SampleInitState(sketch, hw_, rng_);
       ++stats_->sampled;
       if (!s.ok()) {
@@ -106,12 +163,28 @@ class SketchPolicy : public SearchPolicy {
     return out;
   }
 
-  void AddBestMeasured(std::vector<schedule::State>* seeds) {
+  // The best measured programs (of `sketch`, or of all when it is -1) as
+  // seeds: measured_share of a population of `population`.
+  void AddBestMeasured(int sketch, int population, std::vector<schedule::State>* seeds) {
     std::sort(measured_.begin(), measured_.end(),
-              [](const auto& a, const auto& b) { return a.second > b.second; });
-    size_t count = static_cast<size_t>(options_.measured_share * options_.init_population);
-    for (size_t i = 0; i < measured_.size() && i < count; ++i) seeds->push_back(measured_[i].first);
+              [](const Measured& a, const Measured& b) { return a.throughput > b.throughput; });
+    size_t count = static_cast<size_t>(options_.measured_share * population);
+    for (size_t i = 0, added = 0; i < measured_.size() && added < count; ++i) {
+      if (sketch >= 0 && measured_[i].sketch != sketch) continue;
+      seeds->push_back(measured_[i].state);
+      ++added;
+    }
   }
+
+  // An evolution over fewer programs than this finds little.
+  static constexpr int kMinSamplesPerSketch = 64;
+  static constexpr int kMinPopulationPerSketch = 256;
+
+  struct Measured {
+    schedule::State state;
+    double throughput = 0;  // FLOP/s, > 0: ran correctly
+    int sketch = -1;
+  };
 
   te::ComputeDagPtr dag_;
   HardwareParams hw_;
@@ -121,7 +194,8 @@ class SketchPolicy : public SearchPolicy {
   SketchPolicyStats own_stats_;
   SketchPolicyStats* stats_;
   std::vector<schedule::State> sketches_;
-  std::vector<std::pair<schedule::State, double>> measured_;  // ran correctly, with FLOP/s
+  std::vector<Measured> measured_;  // ran correctly
+  SketchBandit bandit_{0};
   absl::flat_hash_set<uint64_t> seen_;                        // proposed or measured
   int64_t last_scored_ = 0;
 };

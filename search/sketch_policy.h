@@ -7,14 +7,19 @@
 //               otherwise       -> sample init population (+ best measured)
 //                                  -> EvolutionarySearch -> best n(1-eps)
 //                                  + n*eps random samples, none seen before
+//               learned sketch selection: the n(1-eps) are shared among the
+//               sketches by a bandit (sketch_selection/), one evolutionary
+//               search per sketch over its own samples and measured programs
 //   Update(results) -> features of the measured programs -> model retrained
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "search/evolutionary_search.h"
 #include "search/search_policy.h"
 #include "search/shared_cost_model.h"
+#include "search/sketch_selection/sketch_selection.h"
 
 namespace tuneforge::search {
 
@@ -23,6 +28,7 @@ struct SketchPolicyOptions {
   int init_population = 512;   // annotated sketches sampled per round
   double measured_share = 0.2; // share of the init population taken from the best measured programs
   double eps_greedy = 0.05;    // share of each batch picked at random from the samples
+  SketchSelection sketch_selection = SketchSelection::kUniform;
 };
 
 struct SketchPolicyStats {
@@ -31,6 +37,8 @@ struct SketchPolicyStats {
   int64_t sample_failures = 0;  // samples that did not replay
   EvolutionStats evolution;     // summed over rounds
   double last_round_seconds = 0;  // Propose, search side only
+  std::vector<int64_t> measured_per_sketch;  // programs measured, by sketch index
+  std::vector<int64_t> searches_per_sketch;  // learned selection's evolutions of one sketch
 };
 
 std::unique_ptr<SearchPolicy> MakeSketchPolicy(te::ComputeDagPtr dag, const HardwareParams& hw,

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
 #include "bench/peer_process.h"
 #include "bench/timing.h"
@@ -48,10 +49,23 @@ struct Point {
 // Runs one tuning in `dir` (a fresh folder) and collects its progress lines
 // ("round 3: 192/1000 trials, best 812.3 GFLOPS (1.234 ms), ...") with
 // their arrival times. The records stay in dir/curve.db.
+// A policy entry is a policy's name, optionally with tune flags after it:
+// "ansor:sketch-selection=learned" tunes with --policy ansor
+// --sketch-selection learned.
+std::string PolicyFlags(const std::string& entry) {
+  std::vector<std::string> parts = absl::StrSplit(entry, ':');
+  std::string flags = absl::StrCat(" --policy ", parts[0]);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    std::vector<std::string> kv = absl::StrSplit(parts[i], absl::MaxSplits('=', 1));
+    absl::StrAppend(&flags, " --", kv[0], kv.size() > 1 ? absl::StrCat(" ", kv[1]) : "");
+  }
+  return flags;
+}
+
 std::vector<Point> Tune(const TuningOptions& o, const std::filesystem::path& dir, const std::string& spec,
                         const std::string& policy, std::string* error) {
   std::string cmd = absl::StrCat("cd ", dir.string(), " && ", o.tuneforge_binary, " tune '", spec,
-                                 "' --trials ", o.trials, " --policy ", policy, " --threads ", o.threads,
+                                 "' --trials ", o.trials, PolicyFlags(policy), " --threads ", o.threads,
                                  " --db curve.db --json 2>&1 >/dev/null");
   FILE* pipe = popen(cmd.c_str(), "r");
   std::vector<Point> points;

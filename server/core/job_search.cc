@@ -16,6 +16,8 @@ namespace tuneforge::server {
 absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std::string>>& measured) {
   absl::StatusOr<search::PolicyKind> kind = search::ParsePolicy(rt->job.spec.policy);
   if (!kind.ok()) return kind.status();
+  absl::StatusOr<search::SketchSelection> selection = search::ParseSketchSelection(rt->job.spec.sketch_selection);
+  if (!selection.ok()) return selection.status();
   uint64_t seed = SearchSeed(rt->job);
   const std::string& device_key = rt->job.spec.device_key;
   // A key not of the ARCH-ISA-Nc form (a custom one) tunes with defaults.
@@ -41,7 +43,7 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
     shown.workload_key = rt->workloads[i].dag->workload_key();
     shown.workload = WorkloadLabel(rt->job.spec.workloads[i], rt->workloads[i]);
     shown.weight = rt->tasks[i].weight;
-    rt->policies.push_back(search::MakePolicy(*kind, {rt->workloads[i].dag, hw, model, seed + i}));
+    rt->policies.push_back(search::MakePolicy(*kind, {rt->workloads[i].dag, hw, model, seed + i, *selection}));
     if (i < measured.size()) {
       std::vector<std::vector<schedule::Step>> done;
       for (const std::string& text : measured[i])

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "search/search_policy.h"
+#include "search/sketch_selection/sketch_selection.h"
 #include "search/task_scheduler/task_scheduler.h"
 #include "server/core/retiming.h"
 #include "server/core/workload_cache.h"
@@ -44,6 +45,8 @@ absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec) {
                             spec.batch_size));
   if (absl::StatusOr<search::PolicyKind> p = search::ParsePolicy(spec.policy); !p.ok())
     return Bad(absl::StrCat("spec.policy: ", p.status().message()));
+  if (absl::StatusOr<search::SketchSelection> s = search::ParseSketchSelection(spec.sketch_selection); !s.ok())
+    return Bad(absl::StrCat("spec.sketch_selection: ", s.status().message()));
   if (spec.retime_top < -1 || spec.retime_top > kMaxRetimeTop)
     return Bad(absl::StrCat("spec.retime_top must be in [-1, ", kMaxRetimeTop, "] (0: ", kDefaultRetimeTop,
                             ", -1: no re-timing), got ", spec.retime_top));

@@ -35,6 +35,7 @@ struct JobSpec {
   int retime_top = 0;                     // 0: kDefaultRetimeTop; -1: no re-timing
   std::string task_scheduler;             // search::ParseTaskScheduler's names; "": round-robin
   std::vector<double> weights;            // per workload; empty: 1 each
+  std::string sketch_selection;           // search::ParseSketchSelection's names; "": uniform
 };
 
 // One workload of a job as its task scheduler sees it.

@@ -32,6 +32,7 @@ JobSpec FromProto(const v1::JobSpec& spec) {
   s.retime_top = spec.retime_top();
   s.task_scheduler = spec.task_scheduler();
   s.weights.assign(spec.weights().begin(), spec.weights().end());
+  s.sketch_selection = spec.sketch_selection();
   return s;
 }
 

@@ -32,6 +32,7 @@ v1::JobSpec ToProto(const JobSpec& spec) {
   p.set_retime_top(spec.retime_top);
   p.set_task_scheduler(spec.task_scheduler);
   p.mutable_weights()->Assign(spec.weights.begin(), spec.weights.end());
+  p.set_sketch_selection(spec.sketch_selection);
   return p;
 }
 

@@ -22,6 +22,7 @@ absl::Status CheckSubmitJob(const v1::SubmitJobRequest& request) {
     TF_RETURN_IF_ERROR(CheckWorkload(Indexed("spec.workloads", i), spec.workloads(i)));
   TF_RETURN_IF_ERROR(CheckDeviceKey("spec.device_key", spec.device_key(), /*required=*/true));
   TF_RETURN_IF_ERROR(CheckText("spec.policy", spec.policy(), limits::kMaxNameLength));
+  TF_RETURN_IF_ERROR(CheckText("spec.sketch_selection", spec.sketch_selection(), limits::kMaxNameLength));
   return CheckText("spec.name", spec.name(), limits::kMaxNameLength);
 }
 

@@ -250,5 +250,29 @@ TEST_F(ClusterCliTest, SeveralWorkloadsShowTheirOwnProgress) {
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("2 weights for 1 workloads"));
 }
 
+// Learned sketch selection is a job option: the job runs with it to the end
+// and says so; a wrong name, or one for random search, is refused.
+TEST_F(ClusterCliTest, AJobCanSpreadItsRoundsOverSketchesByTheBandit) {
+  ASSERT_TRUE(c().StartWorker().ok());
+  CliResult r = c().RunCliOnServer(
+      With({"submit", kWorkload, "--trials", "12", "--batch", "4", "--sketch-selection", "learned"}, kQuickMeasure));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.json["sketch_selection"], "learned");
+  absl::StatusOr<v1::Job> done = c().WaitForJobEnd(r.json["job"], absl::Seconds(120));
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
+  EXPECT_EQ(done->trials_done(), 12);
+  CliResult best = c().RunCliOnServer({"best", kWorkload});
+  EXPECT_TRUE(best.json["found"].get<bool>()) << best.out;
+
+  CliResult bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--sketch-selection", "bandit"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("known: uniform (Ansor's, the default), learned"));
+  bad = c().RunCliOnServer(
+      {"submit", kWorkload, "--trials", "4", "--policy", "random", "--sketch-selection", "learned"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("--policy ansor"));
+}
+
 }  // namespace
 }  // namespace tuneforge::client_test

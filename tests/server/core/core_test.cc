@@ -289,6 +289,7 @@ TEST_F(CoreTest, BadSpecsNameTheField) {
       {[](JobSpec& s) { s.measure.repeat = -1; }, "spec.measure.repeat"},
       {[](JobSpec& s) { s.batch_size = 100000; }, "spec.batch_size"},
       {[](JobSpec& s) { s.task_scheduler = "annealing"; }, "spec.task_scheduler: task scheduler: unknown"},
+      {[](JobSpec& s) { s.sketch_selection = "bandit"; }, "spec.sketch_selection: unknown sketch selection 'bandit'"},
       {[](JobSpec& s) { s.weights = {1, 2}; }, "spec.weights: 2 weights for 1 workloads"},
       {[](JobSpec& s) { s.weights = {0}; }, "spec.weights[0] must be in (0, "},
   };
