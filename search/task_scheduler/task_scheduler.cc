@@ -28,9 +28,10 @@ absl::StatusOr<TaskSchedulerKind> ParseTaskScheduler(std::string_view name) {
       absl::StrCat("task scheduler: unknown '", std::string(name), "'; known: round-robin, gradient"));
 }
 
-std::string SimilarityGroup(std::string_view op, double flops) {
+std::string SimilarityGroup(std::string_view op, double flops, double outputs) {
   if (op.empty()) return "";
-  return absl::StrCat(std::string(op), "/", static_cast<int>(std::log(flops + 1) / std::log(1.618)));
+  auto scale = [](double x, double base) { return static_cast<int>(std::log(std::max(x, 0.0) + 1) / std::log(base)); };
+  return absl::StrCat(std::string(op), "/", scale(flops, 1.618), "/", scale(flops / std::max(outputs, 1.0), 4));
 }
 
 double EstimatedLatencySeconds(const std::vector<TaskState>& tasks) {

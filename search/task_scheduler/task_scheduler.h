@@ -29,12 +29,17 @@ struct TaskState {
   std::string group;
 };
 
-// The group of a task of operator `op` with `flops` per run: the operator
-// and its FLOPs on a log scale (base 1.618, as TVM's Ansor does). The same
-// operator at a very different size is not similar: a first conv over 3
-// input channels never reaches the FLOP rate of a 1x1 conv over 384, and
-// grouped with it would look far behind its peers for the whole job.
-std::string SimilarityGroup(std::string_view op, double flops);
+// The group of a task of operator `op` with `flops` per run producing
+// `outputs` elements: the operator, its FLOPs on a log scale (base 1.618,
+// as TVM's Ansor does) and its FLOPs per output element on a coarser one
+// (base 4: a 3x3 conv over 64 channels is like one over 128).
+// The same operator at a very different size is not similar: a first conv
+// over 3 input channels never reaches the FLOP rate of a 1x1 conv over 384.
+// Nor is one of the same size but with less work per output: ResNet's 7x7
+// stem conv (294 FLOPs per output) has the FLOPs of a 3x3 conv over 64
+// channels (1,152) but cannot reuse its data as well; grouped with it, the
+// stem looked far behind and took 616 of a 1,600-trial ResNet-18 tuning.
+std::string SimilarityGroup(std::string_view op, double flops, double outputs);
 
 // The end-to-end latency the tasks' bests add up to: sum of weight x best
 // over the tasks that have a correct program.

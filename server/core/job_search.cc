@@ -12,6 +12,20 @@
 #include "server/core/workload_cache.h"
 
 namespace tuneforge::server {
+namespace {
+
+// Elements the workload writes: its outputs' sizes.
+double OutputElements(const te::ComputeDag& dag) {
+  double total = 0;
+  for (int i : dag.OutputOps()) {
+    double n = 1;
+    for (int64_t extent : dag.op(i)->shape) n *= static_cast<double>(extent);
+    total += n;
+  }
+  return total;
+}
+
+}  // namespace
 
 absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std::string>>& measured) {
   absl::StatusOr<search::PolicyKind> kind = search::ParsePolicy(rt->job.spec.policy);
@@ -37,7 +51,8 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
   rt->job.tasks.resize(rt->workloads.size());
   for (size_t i = 0; i < rt->workloads.size(); ++i) {
     rt->tasks[i].flops = rt->workloads[i].dag->flops();
-    rt->tasks[i].group = search::SimilarityGroup(rt->workloads[i].op, rt->tasks[i].flops);
+    rt->tasks[i].group =
+        search::SimilarityGroup(rt->workloads[i].op, rt->tasks[i].flops, OutputElements(*rt->workloads[i].dag));
     rt->tasks[i].weight = i < rt->job.spec.weights.size() ? rt->job.spec.weights[i] : 1.0;
     TaskProgress& shown = rt->job.tasks[i];
     shown.workload_key = rt->workloads[i].dag->workload_key();

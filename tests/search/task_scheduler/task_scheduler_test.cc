@@ -49,10 +49,23 @@ TEST(ParseTaskScheduler, KnowsBothAndNamesTheKnownOnes) {
 TEST(SimilarityGroup, TheSameOperatorAtAboutTheSameSizeOnly) {
   // MobileNetV2's first conv (3 input channels, 21.7 MFLOP) and a 1x1 conv
   // of 0.6 MFLOP are both conv2d+bias+relu6, but not alike.
-  EXPECT_EQ(SimilarityGroup("conv2d+bias+relu6", 21.7e6), SimilarityGroup("conv2d+bias+relu6", 22.5e6));
-  EXPECT_NE(SimilarityGroup("conv2d+bias+relu6", 21.7e6), SimilarityGroup("conv2d+bias+relu6", 0.6e6));
-  EXPECT_NE(SimilarityGroup("conv2d+bias+relu6", 21.7e6), SimilarityGroup("conv2d+bias", 21.7e6));
-  EXPECT_EQ(SimilarityGroup("", 1e6), "");  // no operator: in no group
+  const double outputs = 32 * 112 * 112;
+  EXPECT_EQ(SimilarityGroup("conv2d+bias+relu6", 21.7e6, outputs), SimilarityGroup("conv2d+bias+relu6", 22.5e6, outputs));
+  EXPECT_NE(SimilarityGroup("conv2d+bias+relu6", 21.7e6, outputs), SimilarityGroup("conv2d+bias+relu6", 0.6e6, outputs));
+  EXPECT_NE(SimilarityGroup("conv2d+bias+relu6", 21.7e6, outputs), SimilarityGroup("conv2d+bias", 21.7e6, outputs));
+  EXPECT_EQ(SimilarityGroup("", 1e6, 1), "");  // no operator: in no group
+}
+
+TEST(SimilarityGroup, TheSameFlopsWithLessWorkPerOutputIsNotSimilar) {
+  // ResNet's stem (7x7 over 3 channels, stride 2) and a 3x3 conv over 64
+  // channels at 56x56: the same FLOPs, a quarter of the work per output.
+  const double stem_flops = 2.0 * 64 * 112 * 112 * 3 * 7 * 7, stem_outputs = 64 * 112 * 112;
+  const double conv_flops = 2.0 * 64 * 56 * 56 * 64 * 3 * 3, conv_outputs = 64 * 56 * 56;
+  EXPECT_NE(SimilarityGroup("conv2d+bias+relu", stem_flops, stem_outputs),
+            SimilarityGroup("conv2d+bias+relu", conv_flops, conv_outputs));
+  // A 3x3 conv over twice the channels at a quarter of the pixels: alike.
+  EXPECT_EQ(SimilarityGroup("conv2d+bias+relu", conv_flops, conv_outputs),
+            SimilarityGroup("conv2d+bias+relu", 2.0 * 128 * 28 * 28 * 128 * 3 * 3, 128 * 28 * 28));
 }
 
 }  // namespace
