@@ -128,6 +128,7 @@ class SketchPolicy : public SearchPolicy {
         if (taken >= slots[sketch]) break;
         taken += take(s.state) ? 1 : 0;
       }
+      if (taken == 0) bandit_.Exclude(static_cast<int>(sketch));  // nothing new left in it
     }
   }
 

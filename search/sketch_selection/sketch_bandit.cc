@@ -1,13 +1,11 @@
 #include "search/sketch_selection/sketch_bandit.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 namespace tuneforge::search {
 
-SketchBandit::SketchBandit(int num_sketches, double exploration)
-    : arms_(static_cast<size_t>(std::max(0, num_sketches))), exploration_(exploration) {}
+SketchBandit::SketchBandit(int num_sketches, int64_t first_quota)
+    : arms_(static_cast<size_t>(std::max(0, num_sketches))), quota_(std::max<int64_t>(1, first_quota)) {}
 
 void SketchBandit::Record(int sketch, double throughput) {
   if (sketch < 0 || sketch >= num_sketches()) return;
@@ -17,37 +15,53 @@ void SketchBandit::Record(int sketch, double throughput) {
 }
 
 void SketchBandit::Exclude(int sketch) {
-  if (sketch >= 0 && sketch < num_sketches()) arms_[sketch].excluded = true;
+  if (sketch >= 0 && sketch < num_sketches()) arms_[sketch].in_contest = false;
 }
 
-std::vector<int> SketchBandit::Allocate(int slots) const {
+// The better half (rounded up) of the sketches in the contest stays, with
+// twice the quota.
+void SketchBandit::Halve() {
+  std::vector<int> contest;
+  for (int s = 0; s < num_sketches(); ++s)
+    if (arms_[s].in_contest) contest.push_back(s);
+  std::stable_sort(contest.begin(), contest.end(), [&](int a, int b) { return arms_[a].best > arms_[b].best; });
+  for (size_t i = (contest.size() + 1) / 2; i < contest.size(); ++i) arms_[contest[i]].in_contest = false;
+  quota_ *= 2;
+}
+
+std::vector<int> SketchBandit::Allocate(int slots) {
   std::vector<int> given(arms_.size(), 0);
-  double leader = 0;
-  int64_t total = 0;
-  for (const Arm& arm : arms_) {
-    leader = std::max(leader, arm.best);
-    total += arm.measured;
-  }
-  // Slots handed out count as measurements already, so one round spreads
-  // the way successive rounds of one slot each would.
-  for (int slot = 0; slot < slots; ++slot) {
-    int pick = -1;
-    double pick_bound = -std::numeric_limits<double>::infinity();
-    const double log_total = std::log(static_cast<double>(total + slot + 1));
-    for (size_t s = 0; s < arms_.size(); ++s) {
+  for (int left = slots; left > 0;) {
+    int contest = 0, leader = -1, neediest = -1;
+    int64_t deficit = 0;
+    bool all_measured = true;
+    for (int s = 0; s < num_sketches(); ++s) {
       const Arm& arm = arms_[s];
-      if (arm.excluded) continue;
-      const double n = static_cast<double>(arm.measured + given[s]);
-      const double value = leader > 0 ? arm.best / leader : 0;
-      const double bound = n == 0 ? std::numeric_limits<double>::infinity()
-                                  : value + exploration_ * std::sqrt(log_total / n);
-      if (bound > pick_bound) {
-        pick = static_cast<int>(s);
-        pick_bound = bound;
+      if (!arm.in_contest) continue;
+      ++contest;
+      if (leader < 0 || arm.best > arms_[leader].best) leader = s;
+      all_measured = all_measured && arm.measured >= quota_;
+      const int64_t need = quota_ - arm.measured - given[s];
+      if (need > deficit) {
+        deficit = need;
+        neediest = s;
       }
     }
-    if (pick < 0) break;
-    ++given[pick];
+    if (contest == 0) break;
+    if (contest == 1) {
+      given[leader] += left;
+      break;
+    }
+    if (neediest >= 0) {  // a whole round to one sketch: an evolution of its own
+      const int give = static_cast<int>(std::min<int64_t>(deficit, left));
+      given[neediest] += give;
+      left -= give;
+    } else if (all_measured) {
+      Halve();
+    } else {  // quotas given but not all measured yet: the leader meanwhile
+      given[leader] += left;
+      break;
+    }
   }
   return given;
 }

@@ -5,11 +5,11 @@
 //            scores decide; in practice the evolutionary search then spends
 //            nearly every trial on the sketch whose first random samples
 //            measured best.
-//   learned  a bandit over sketches (sketch_bandit.h): each round is shared
-//            among them by UCB1 on their best measured speed, and each share
-//            is searched by an evolution of that sketch alone, so a sketch
-//            whose random samples were unlucky still gets evolved programs
-//            measured before it is left behind.
+//   learned  a bandit over sketches (sketch_bandit.h): successive halving
+//            gives every sketch its own evolutions and measurements, then
+//            the better half twice as many, until one sketch is left; a
+//            sketch whose random samples were unlucky is not left behind
+//            before its evolved programs are measured.
 #pragma once
 
 #include <string>
