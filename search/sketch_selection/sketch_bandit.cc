@@ -14,6 +14,10 @@ void SketchBandit::Record(int sketch, double throughput) {
   if (throughput > arm.best) arm.best = throughput;
 }
 
+void SketchBandit::Unused(int sketch, int64_t slots) {
+  if (sketch >= 0 && sketch < num_sketches() && slots > 0) arms_[sketch].unused += slots;
+}
+
 void SketchBandit::Exclude(int sketch) {
   if (sketch >= 0 && sketch < num_sketches()) arms_[sketch].in_contest = false;
 }
@@ -40,8 +44,9 @@ std::vector<int> SketchBandit::Allocate(int slots) {
       if (!arm.in_contest) continue;
       ++contest;
       if (leader < 0 || arm.best > arms_[leader].best) leader = s;
-      all_measured = all_measured && arm.measured >= quota_;
-      const int64_t need = quota_ - arm.measured - given[s];
+      const int64_t done = arm.measured + arm.unused;
+      all_measured = all_measured && done >= quota_;
+      const int64_t need = quota_ - done - given[s];
       if (need > deficit) {
         deficit = need;
         neediest = s;

@@ -22,13 +22,19 @@ namespace tuneforge::search {
 
 class SketchBandit {
  public:
-  // Enough for a few evolutions of a sketch past its random samples.
-  static constexpr int64_t kDefaultFirstQuota = 32;
+  // A first evolution of a sketch past its random samples. Halving costs
+  // about sketches x quota per rung: a 3x3 conv has 10 sketches, so 16
+  // spends ~460 trials before one sketch is left (32: ~930 of 1,000).
+  static constexpr int64_t kDefaultFirstQuota = 16;
 
   explicit SketchBandit(int num_sketches, int64_t first_quota = kDefaultFirstQuota);
 
   // One measured program of `sketch`: its throughput, 0 when it failed.
   void Record(int sketch, double throughput);
+  // Slots a sketch was given but could not fill (its evolution found
+  // fewer new programs): they count towards its quota, so a sketch with a
+  // small space does not hold the contest up.
+  void Unused(int sketch, int64_t slots);
   // A sketch with nothing more to propose leaves the contest.
   void Exclude(int sketch);
   // How many of `slots` measurements each sketch gets (sums to `slots`
@@ -46,6 +52,7 @@ class SketchBandit {
  private:
   struct Arm {
     int64_t measured = 0;
+    int64_t unused = 0;
     double best = 0;
     bool in_contest = true;
   };

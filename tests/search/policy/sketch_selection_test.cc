@@ -79,6 +79,17 @@ TEST(SketchBanditTest, QuotasGivenButNotYetMeasuredGoToTheLeaderMeanwhile) {
   EXPECT_EQ(bandit.quota(), 8);                                // no halving on promises
 }
 
+TEST(SketchBanditTest, SlotsASketchCouldNotFillCountTowardsItsQuota) {
+  SketchBandit bandit(2, 8);
+  for (int i = 0; i < 8; ++i) bandit.Record(0, 10);
+  for (int i = 0; i < 2; ++i) bandit.Record(1, 30);
+  EXPECT_EQ(bandit.Allocate(6), (std::vector<int>{0, 6}));
+  bandit.Record(1, 30);
+  bandit.Unused(1, 5);  // it found one new program of the six
+  EXPECT_EQ(bandit.Allocate(4), (std::vector<int>{0, 4}));  // halved: sketch 1 alone
+  EXPECT_FALSE(bandit.in_contest(0));
+}
+
 TEST(SketchBanditTest, ExcludedSketchesGetNothing) {
   SketchBandit bandit(2);
   bandit.Exclude(1);
@@ -143,8 +154,9 @@ TEST(SketchPolicyTest, LearnedSelectionSearchesEverySketchThenTheFasterHalf) {
   const int n = static_cast<int>(sketches.size());
   absl::flat_hash_set<uint64_t> proposed;
   std::vector<int> last_round(n, 0);
-  // Enough rounds for every sketch's first quota (32 each), then one more.
-  const int rounds = (32 * n + 63) / 64 + 2;
+  // Enough rounds for every sketch's first quota, then one more.
+  const int64_t quota = SketchBandit::kDefaultFirstQuota;
+  const int rounds = static_cast<int>((quota * n + 63) / 64) + 2;
   for (int round = 0; round < rounds; ++round) {
     std::vector<std::vector<schedule::Step>> batch = policy->Propose(64);
     ASSERT_FALSE(batch.empty()) << "round " << round;
@@ -165,7 +177,7 @@ TEST(SketchPolicyTest, LearnedSelectionSearchesEverySketchThenTheFasterHalf) {
   EXPECT_EQ(testing::CheckAgainstReference(w, *schedule::State::Replay(w.dag, policy->Propose(1).at(0)), 3), "");
   for (int k = 0; k < n; ++k) {
     EXPECT_GT(stats.searches_per_sketch[k], 0) << "sketch " << k << " never had an evolution of its own";
-    EXPECT_GE(stats.measured_per_sketch[k], 16) << "sketch " << k;
+    EXPECT_GE(stats.measured_per_sketch[k], quota) << "sketch " << k;
   }
   // The last round: none of it to the slower half.
   for (int k = (n + 1) / 2; k < n; ++k) EXPECT_EQ(last_round[k], 0) << ::testing::PrintToString(last_round);
