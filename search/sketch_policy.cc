@@ -128,7 +128,6 @@ class SketchPolicy : public SearchPolicy {
         if (taken >= slots[sketch]) break;
         taken += take(s.state) ? 1 : 0;
       }
-      if (const char* dbg = getenv("TF_DEBUG_BANDIT")) { FILE* f = fopen(dbg, "a"); fprintf(f, "sketch %zu/%d slots %d seeds %zu best %zu taken %d measured %ld quota %ld\n", sketch, bandit_.num_sketches(), slots[sketch], seeds.size(), best.size(), taken, (long)bandit_.measured(sketch), (long)bandit_.quota()); fclose(f); }
       if (taken == 0) bandit_.Exclude(static_cast<int>(sketch));  // nothing new left in it
       bandit_.Unused(static_cast<int>(sketch), slots[sketch] - taken);
     }
