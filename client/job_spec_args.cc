@@ -29,7 +29,7 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--name", args->name, "free text shown in listings");
   cmd->add_option("--sketch-selection", args->sketch_selection,
                   "how ansor spreads each round over a workload's sketches: uniform (Ansor's, the default) or "
-                  "learned (a bandit: sketches measured little or measured fast get the next evolutions)");
+                  "learned (successive halving: every sketch gets evolutions of its own, then the faster half more)");
   cmd->add_option("--task-scheduler", args->task_scheduler,
                   "how a job of several workloads shares each round: round-robin (the default) or gradient "
                   "(where the weighted sum of latencies is expected to fall most)");

@@ -46,9 +46,6 @@ struct Point {
   double seconds = 0;  // since the tuning started
 };
 
-// Runs one tuning in `dir` (a fresh folder) and collects its progress lines
-// ("round 3: 192/1000 trials, best 812.3 GFLOPS (1.234 ms), ...") with
-// their arrival times. The records stay in dir/curve.db.
 // A policy entry is a policy's name, optionally with tune flags after it:
 // "ansor:sketch-selection=learned" tunes with --policy ansor
 // --sketch-selection learned.
@@ -62,6 +59,9 @@ std::string PolicyFlags(const std::string& entry) {
   return flags;
 }
 
+// Runs one tuning in `dir` (a fresh folder) and collects its progress lines
+// ("round 3: 192/1000 trials, best 812.3 GFLOPS (1.234 ms), ...") with
+// their arrival times. The records stay in dir/curve.db.
 std::vector<Point> Tune(const TuningOptions& o, const std::filesystem::path& dir, const std::string& spec,
                         const std::string& policy, std::string* error) {
   std::string cmd = absl::StrCat("cd ", dir.string(), " && ", o.tuneforge_binary, " tune '", spec,

@@ -17,20 +17,15 @@
 #include "search/features/features.h"
 #include "search/sketch_generation.h"
 #include "search/sketch_policy.h"
+#include "tests/search/policy/policy_fixtures.h"
 #include "tests/search/policy/reference_check.h"
 
 namespace tuneforge::search {
 namespace {
 
 using testing::MustParse;
-
-HardwareParams OneCore() {
-  HardwareParams hw;
-  hw.num_cores = 1;
-  hw.vector_lanes = 16;
-  hw.auto_unroll_configs = {0, 16, 64};
-  return hw;
-}
+using testing::OneCore;
+using testing::OneThreadXGBoost;
 
 // Median seconds of 5 runs of the compiled program (after one warm-up).
 double TimeProgram(const te::Workload& w, const schedule::State& state) {
@@ -112,11 +107,7 @@ TEST(CostModelOnProgramsTest, XGBoostRanksHeldApartProgramsBetterThanChance) {
 
 TEST(SketchPolicyTest, ProposesNewValidProgramsAndLearnsFromResults) {
   te::Workload w = MustParse("matmul+relu:M=64,N=48,K=32");
-  auto model = std::make_shared<SharedCostModel>([] {
-    XGBoostParams p;
-    p.threads = 1;
-    return MakeXGBoostModel(p);
-  });
+  std::shared_ptr<SharedCostModel> model = OneThreadXGBoost();
   SketchPolicyOptions options;
   options.init_population = 64;
   options.evolution.population = 128;

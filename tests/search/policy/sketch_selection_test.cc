@@ -13,21 +13,15 @@
 #include "search/sketch_selection/sketch_bandit.h"
 #include "search/sketch_selection/sketch_of.h"
 #include "search/sketch_selection/sketch_selection.h"
+#include "tests/search/policy/policy_fixtures.h"
 #include "tests/search/policy/reference_check.h"
 
 namespace tuneforge::search {
 namespace {
 
 using testing::MustParse;
-
-HardwareParams OneCore() {
-  HardwareParams hw;
-  hw.num_cores = 1;
-  hw.vector_lanes = 16;
-  hw.auto_unroll_configs = {0, 16, 64};
-  return hw;
-}
-
+using testing::OneCore;
+using testing::OneThreadXGBoost;
 
 TEST(SketchSelectionTest, ParsesItsNamesAndListsThemOnError) {
   EXPECT_EQ(*ParseSketchSelection(""), SketchSelection::kUniform);
@@ -134,11 +128,7 @@ TEST(SketchOfTest, SamplesAndTheirMutantsAreTracedToTheirSketch) {
 // faster half only; every program is valid and new.
 TEST(SketchPolicyTest, LearnedSelectionSearchesEverySketchThenTheFasterHalf) {
   te::Workload w = MustParse("conv2d:N=1,C=32,H=14,W=14,K=32,R=3,S=3,pad=1");
-  auto model = std::make_shared<SharedCostModel>([] {
-    XGBoostParams p;
-    p.threads = 1;
-    return MakeXGBoostModel(p);
-  });
+  std::shared_ptr<SharedCostModel> model = OneThreadXGBoost();
   SketchPolicyOptions options;
   options.init_population = 64;
   options.evolution.population = 128;

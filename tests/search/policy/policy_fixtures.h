@@ -1,0 +1,19 @@
+// What the policy tests build their policies from: a small target and a
+// cost model that trains on one thread (ctest runs test binaries side by
+// side).
+#pragma once
+
+#include <memory>
+
+#include "search/search_task.h"
+#include "search/shared_cost_model.h"
+
+namespace tuneforge::search::testing {
+
+// One core, 16 float lanes, auto-unroll among {0, 16, 64}.
+HardwareParams OneCore();
+
+// XGBoost behind a shared model, trained on one thread.
+std::shared_ptr<SharedCostModel> OneThreadXGBoost();
+
+}  // namespace tuneforge::search::testing
