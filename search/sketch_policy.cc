@@ -26,7 +26,11 @@ class SketchPolicy : public SearchPolicy {
     const int64_t scored_before = stats_->evolution.scored;
     last_scored_ = 0;
     if (!EnsureSketches() || n <= 0) return {};
-    std::vector<schedule::State> init = SampleInitPopulation(options_.init_population);
+    // Learned sketch selection samples each sketch's seeds itself; the
+    // round's common samples then only serve eps-greedy and fill shortfalls.
+    const bool by_sketch = model_->trained() && options_.sketch_selection == SketchSelection::kLearned;
+    std::vector<schedule::State> init =
+        SampleInitPopulation(by_sketch ? std::min(options_.init_population, 2 * n) : options_.init_population);
     std::vector<std::vector<schedule::Step>> out;
     absl::flat_hash_set<uint64_t> picked;
     Take take = [&](const schedule::State& s) {
@@ -37,7 +41,7 @@ class SketchPolicy : public SearchPolicy {
     };
     if (model_->trained()) {
       const int n_random = static_cast<int>(options_.eps_greedy * n + 0.5);
-      if (options_.sketch_selection == SketchSelection::kLearned)
+      if (by_sketch)
         ProposeBySketch(n - n_random, take);
       else
         ProposeEvolved(init, n - n_random, take);

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "tests/server/service/rpc_calls.h"
@@ -107,7 +108,7 @@ TEST_F(WatchTest, WatchingAFinishedJobGivesOneMessageAndEnds) {
 TEST_F(WatchTest, EndsWhenTheClientCancelsAndTheServerKeepsServing) {
   std::string id = Submit(1000);
   grpc::ClientContext context;
-  context.AddMetadata("authorization", std::string("Bearer ") + kToken);
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", kToken));
   v1::WatchJobRequest request;
   request.set_id(id);
   auto reader = server_->stubs().jobs->Watch(&context, request);
@@ -123,7 +124,7 @@ TEST_F(WatchTest, EndsWhenTheClientCancelsAndTheServerKeepsServing) {
   // Many watchers come and go; the server still answers.
   for (int i = 0; i < 20; ++i) {
     grpc::ClientContext c;
-    c.AddMetadata("authorization", std::string("Bearer ") + kToken);
+    c.AddMetadata("authorization", absl::StrCat("Bearer ", kToken));
     auto r = server_->stubs().jobs->Watch(&c, request);
     ASSERT_TRUE(r->Read(&message));
     c.TryCancel();
