@@ -15,7 +15,11 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--model", args->model,
                   "ONNX model: tune every task of it (fused subgraphs, weighted by how often they run)");
   cmd->add_option("--batch", args->batch, "candidates per round (default 64)");
-  cmd->add_option("--policy", args->policy, "search policy: ansor (sketches, evolutionary search, learned cost model) or random");
+  cmd->add_option("--policy", args->policy,
+                  "search policy: ansor (sketches, evolutionary search, learned cost model), droplet (ansor's "
+                  "first trials, then coordinate descent from the best program) or random");
+  cmd->add_option("--droplet-after", args->droplet_after,
+                  "with --policy droplet: trials of ansor's search before the descent (default 300)");
   cmd->add_option("--threads", args->measure_options.threads, "threads for parallel loops on the worker (0: all cores)");
   cmd->add_option("--timeout", args->measure_options.timeout_s, "seconds allowed per candidate (default 10)");
   cmd->add_option("--number", args->measure_options.number, "runs per repeat (grows to --min-repeat-ms)");
@@ -87,6 +91,13 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
         "default) or more");
   if (absl::StatusOr<search::SketchSelection> s = search::ParseSketchSelection(args.sketch_selection); !s.ok())
     return absl::InvalidArgumentError(absl::StrCat("--sketch-selection: ", s.status().message()));
+  if (args.droplet_after < 0)
+    return absl::InvalidArgumentError(absl::StrCat("--droplet-after is ", args.droplet_after,
+                                                   "; give the trials of ansor's search before the descent (1 or "
+                                                   "more; 0: the default 300)"));
+  if (args.droplet_after > 0 && args.policy != "droplet")
+    return absl::InvalidArgumentError("--droplet-after sets when the droplet policy's descent starts; add "
+                                      "--policy droplet or drop it");
   if (!args.sketch_selection.empty() && args.policy == "random")
     return absl::InvalidArgumentError("--sketch-selection chooses among ansor's sketches; random search has none: "
                                       "drop it or use --policy ansor");
@@ -121,6 +132,7 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
   spec.set_name(args.name);
   spec.set_task_scheduler(args.task_scheduler);
   spec.set_sketch_selection(args.sketch_selection);
+  spec.set_droplet_after(args.droplet_after);
   spec.mutable_weights()->Assign(args.weights.begin(), args.weights.end());
   *spec.mutable_measure() = measure::MeasureOptionsToProto(m);
   return out;

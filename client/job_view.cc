@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/api/jobs_client.h"
+#include "search/search_policy.h"
 
 namespace tuneforge::cli {
 namespace {
@@ -97,6 +98,11 @@ Json JobToJson(const v1::Job& job) {
               {"updated_unix_ms", job.updated_unix_ms()},
               {"task_scheduler", job.spec().task_scheduler().empty() ? "round-robin" : job.spec().task_scheduler()},
               {"sketch_selection", job.spec().sketch_selection().empty() ? "uniform" : job.spec().sketch_selection()},
+              {"policy", job.spec().policy().empty() ? "ansor" : job.spec().policy()},
+              {"droplet_after", job.spec().policy() == "droplet"
+                                    ? Json(job.spec().droplet_after() > 0 ? job.spec().droplet_after()
+                                                                          : search::kDefaultDropletAfter)
+                                    : Json()},
               {"estimated_latency_ms", EstimatedLatencySeconds(job) * 1e3},
               {"tasks", TasksToJson(job)}};
 }

@@ -5,7 +5,9 @@
 //   policy->MarkMeasured(schedules already in the record store)
 //   loop: Propose(n) -> measure -> Update(results)
 //
-// Ansor's search (sketch_policy.h) is the default; random search the baseline.
+// Ansor's search (sketch_policy.h) is the default; Droplet search
+// (droplet/droplet_policy.h) descends from its best program after its first
+// trials; random search is the baseline.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +24,14 @@
 
 namespace tuneforge::search {
 
+// Droplet search's Ansor phase by default (the Droplet paper's 300 trials).
+inline constexpr int kDefaultDropletAfter = 300;
+
 struct MeasuredCandidate {
   std::vector<schedule::Step> steps;
   bool ok = false;       // measured correctly
   double seconds = 0;    // median, when ok
+  std::vector<double> repeat_seconds = {};  // per-run time of each timed repeat (droplet's significance test)
 };
 
 class SearchPolicy {
@@ -43,8 +49,8 @@ class SearchPolicy {
   virtual int64_t ProgramsScoredLastPropose() const { return 0; }
 };
 
-enum class PolicyKind { kAnsor, kRandom };
-// "ansor" (also ""), "random". Errors list the known names.
+enum class PolicyKind { kAnsor, kRandom, kDroplet };
+// "ansor" (also ""), "random", "droplet". Errors list the known names.
 absl::StatusOr<PolicyKind> ParsePolicy(const std::string& name);
 const char* PolicyName(PolicyKind kind);
 
@@ -57,7 +63,8 @@ struct PolicyContext {
   // of its own (XGBoost).
   std::shared_ptr<SharedCostModel> cost_model;
   uint64_t seed = 0;
-  SketchSelection sketch_selection = SketchSelection::kUniform;  // kAnsor's
+  SketchSelection sketch_selection = SketchSelection::kUniform;  // kAnsor's (and kDroplet's Ansor phase)
+  int droplet_after = kDefaultDropletAfter;  // kDroplet: trials of Ansor's search before the descent
 };
 
 std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, const PolicyContext& context);

@@ -83,7 +83,7 @@ void AccountResult(JobRuntime* rt, const MeasuredResult& result) {
   for (size_t i = 0; i < rt->workloads.size(); ++i) {
     if (rt->workloads[i].dag->workload_key() != r.workload_key) continue;
     absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json);
-    if (s.ok()) rt->feedback[i].push_back({s->steps, r.ok(), r.median_seconds});
+    if (s.ok()) rt->feedback[i].push_back({s->steps, r.ok(), r.median_seconds, r.repeat_seconds});
     if (i < rt->job.tasks.size()) {  // the workload's progress as clients see it
       TaskProgress& task = rt->job.tasks[i];
       ++task.trials;

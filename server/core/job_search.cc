@@ -37,7 +37,7 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
   // A key not of the ARCH-ISA-Nc form (a custom one) tunes with defaults.
   search::HardwareParams hw = search::HardwareParamsFromDeviceKey(device_key).value_or(search::HardwareParams{});
   std::shared_ptr<search::SharedCostModel> model;
-  if (*kind == search::PolicyKind::kAnsor) model = cost_models_->For(device_key);
+  if (*kind != search::PolicyKind::kRandom) model = cost_models_->For(device_key);
   search::TaskSchedulerKind scheduler = scheduler_;  // the server's, unless the spec names one
   if (!rt->job.spec.task_scheduler.empty()) {
     absl::StatusOr<search::TaskSchedulerKind> named = search::ParseTaskScheduler(rt->job.spec.task_scheduler);
@@ -58,7 +58,9 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
     shown.workload_key = rt->workloads[i].dag->workload_key();
     shown.workload = WorkloadLabel(rt->job.spec.workloads[i], rt->workloads[i]);
     shown.weight = rt->tasks[i].weight;
-    rt->policies.push_back(search::MakePolicy(*kind, {rt->workloads[i].dag, hw, model, seed + i, *selection}));
+    const int droplet_after = rt->job.spec.droplet_after > 0 ? rt->job.spec.droplet_after : search::kDefaultDropletAfter;
+    rt->policies.push_back(
+        search::MakePolicy(*kind, {rt->workloads[i].dag, hw, model, seed + i, *selection, droplet_after}));
     if (i < measured.size()) {
       std::vector<std::vector<schedule::Step>> done;
       for (const std::string& text : measured[i])

@@ -47,6 +47,9 @@ absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec) {
     return Bad(absl::StrCat("spec.policy: ", p.status().message()));
   if (absl::StatusOr<search::SketchSelection> s = search::ParseSketchSelection(spec.sketch_selection); !s.ok())
     return Bad(absl::StrCat("spec.sketch_selection: ", s.status().message()));
+  if (spec.droplet_after < 0)
+    return Bad(absl::StrCat("spec.droplet_after must be >= 0 (0: ", search::kDefaultDropletAfter, "), got ",
+                            spec.droplet_after));
   if (spec.retime_top < -1 || spec.retime_top > kMaxRetimeTop)
     return Bad(absl::StrCat("spec.retime_top must be in [-1, ", kMaxRetimeTop, "] (0: ", kDefaultRetimeTop,
                             ", -1: no re-timing), got ", spec.retime_top));

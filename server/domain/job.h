@@ -36,6 +36,7 @@ struct JobSpec {
   std::string task_scheduler;             // search::ParseTaskScheduler's names; "": round-robin
   std::vector<double> weights;            // per workload; empty: 1 each
   std::string sketch_selection;           // search::ParseSketchSelection's names; "": uniform
+  int droplet_after = 0;                  // policy droplet: Ansor's trials first; 0: kDefaultDropletAfter
 };
 
 // One workload of a job as its task scheduler sees it.

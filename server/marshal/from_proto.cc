@@ -33,6 +33,7 @@ JobSpec FromProto(const v1::JobSpec& spec) {
   s.task_scheduler = spec.task_scheduler();
   s.weights.assign(spec.weights().begin(), spec.weights().end());
   s.sketch_selection = spec.sketch_selection();
+  s.droplet_after = spec.droplet_after();
   return s;
 }
 

@@ -33,6 +33,7 @@ v1::JobSpec ToProto(const JobSpec& spec) {
   p.set_task_scheduler(spec.task_scheduler);
   p.mutable_weights()->Assign(spec.weights.begin(), spec.weights.end());
   p.set_sketch_selection(spec.sketch_selection);
+  p.set_droplet_after(spec.droplet_after);
   return p;
 }
 

@@ -274,5 +274,34 @@ TEST_F(ClusterCliTest, AJobCanSpreadItsRoundsOverSketchesByTheBandit) {
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("--policy ansor"));
 }
 
+// Droplet: Ansor's search for the first trials, then coordinate descent
+// from the best program; the job runs to its budget either way.
+TEST_F(ClusterCliTest, AJobCanDescendFromItsBestProgramWithDroplet) {
+  ASSERT_TRUE(c().StartWorker().ok());
+  CliResult r = c().RunCliOnServer(
+      {"submit", kWorkload, "--trials", "16", "--batch", "4", "--policy", "droplet", "--droplet-after", "8",
+       // Three repeats: the descent's significance test needs a spread.
+       "--repeat", "3", "--number", "1", "--min-repeat-ms", "1", "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.json["policy"], "droplet");
+  EXPECT_EQ(r.json["droplet_after"], 8);
+  absl::StatusOr<v1::Job> done = c().WaitForJobEnd(r.json["job"], absl::Seconds(120));
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
+  EXPECT_EQ(done->trials_done(), 16);
+  CliResult best = c().RunCliOnServer({"best", kWorkload});
+  EXPECT_TRUE(best.json["found"].get<bool>()) << best.out;
+
+  CliResult bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--droplet-after", "8"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("--policy droplet"));
+  bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--policy", "droplet", "--droplet-after", "-3"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("--droplet-after is -3"));
+  bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--policy", "drop"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("known: ansor (the default), droplet, random"));
+}
+
 }  // namespace
 }  // namespace tuneforge::client_test

@@ -1,0 +1,213 @@
+#include "search/droplet/droplet_policy.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/container/flat_hash_set.h"
+#include "search/droplet/program_space.h"
+#include "search/droplet/significance.h"
+#include "search/features/features.h"
+
+namespace tuneforge::search {
+namespace {
+
+struct Timed {
+  schedule::State state;
+  double seconds = 0;
+  std::vector<double> repeats;
+};
+
+class DropletPolicy : public SearchPolicy {
+ public:
+  DropletPolicy(te::ComputeDagPtr dag, const HardwareParams& hw, std::shared_ptr<SharedCostModel> model,
+                uint64_t seed, const DropletOptions& options, const SketchPolicyOptions& ansor,
+                DropletStats* stats)
+      : dag_(dag), hw_(hw), model_(model), rng_(seed ^ 0x9e3779b97f4a7c15ULL), options_(options),
+        stats_(stats ? stats : &own_stats_),
+        ansor_(MakeSketchPolicy(std::move(dag), hw, std::move(model), seed, ansor)) {}
+
+  std::vector<std::vector<schedule::Step>> Propose(int n) override {
+    if (n <= 0) return {};
+    // The descent starts after Ansor's share, and again from any program
+    // the fallback finds faster than the last center (not from a neighbour
+    // that was faster by noise only).
+    if (!descending_ && measured_ >= options_.after && ansor_best_ &&
+        (!center_ || ansor_best_->seconds < center_->seconds) && !(exhausted_ && options_.stop_when_exhausted))
+      StartDescent(*ansor_best_);
+    if (!descending_) {
+      if (exhausted_ && options_.stop_when_exhausted) return {};
+      std::vector<std::vector<schedule::Step>> out = ansor_->Propose(n);
+      for (const auto& steps : out)
+        if (absl::StatusOr<schedule::State> s = schedule::State::Replay(dag_, steps); s.ok()) seen_.insert(s->Hash());
+      return out;
+    }
+    // Coordinate moves first (every one, while they fit in n), then the
+    // model's best moves of several knobs.
+    std::vector<schedule::State> ranked;
+    for (;;) {
+      Fresh fresh = FreshNeighbours();
+      ranked = RankByModel(std::move(fresh.single), n);
+      for (schedule::State& s : RankByModel(std::move(fresh.several), n - static_cast<int>(ranked.size())))
+        ranked.push_back(std::move(s));
+      if (!ranked.empty()) break;
+      if (!GrowStep()) return Propose(n);  // exhausted: Ansor again, or nothing
+    }
+    std::vector<std::vector<schedule::Step>> out;
+    for (schedule::State& s : ranked) {
+      seen_.insert(s.Hash());
+      out.push_back(s.steps());
+    }
+    ansor_->MarkMeasured(out);  // never proposed again by the fallback either
+    stats_->proposed += static_cast<int64_t>(out.size());
+    return out;
+  }
+
+  void Update(const std::vector<MeasuredCandidate>& results) override {
+    ansor_->Update(results);
+    std::vector<Timed> faster;  // than the center, by their medians
+    for (const MeasuredCandidate& r : results) {
+      ++measured_;
+      if (!r.ok || r.seconds <= 0) continue;
+      absl::StatusOr<schedule::State> s = schedule::State::Replay(dag_, r.steps);
+      if (!s.ok()) continue;
+      seen_.insert(s->Hash());
+      Timed t{*std::move(s), r.seconds, r.repeat_seconds};
+      if (!descending_ && (!ansor_best_ || t.seconds < ansor_best_->seconds)) ansor_best_ = t;
+      if (descending_ && t.seconds < center_->seconds) faster.push_back(std::move(t));
+    }
+    // Many neighbours are tested at once: at p <= 0.05 each, one of 64
+    // equally fast ones would "win" on noise most rounds. Bonferroni keeps
+    // the round's chance of a false move at p_value.
+    std::optional<Timed> winner;
+    const double threshold = options_.p_value / static_cast<double>(std::max<size_t>(1, faster.size()));
+    for (Timed& t : faster)
+      if (WelchFasterPValue(center_->repeats, t.repeats) <= threshold && (!winner || t.seconds < winner->seconds))
+        winner = std::move(t);
+    if (!descending_ || !proposed_at_step_) return;
+    proposed_at_step_ = false;
+    if (winner) {
+      ++stats_->moves;
+      Center(*std::move(winner));
+    } else {
+      GrowStep();
+    }
+  }
+
+  void MarkMeasured(const std::vector<std::vector<schedule::Step>>& schedules) override {
+    ansor_->MarkMeasured(schedules);
+    for (const auto& steps : schedules)
+      if (absl::StatusOr<schedule::State> s = schedule::State::Replay(dag_, steps); s.ok()) seen_.insert(s->Hash());
+    measured_ += static_cast<int64_t>(schedules.size());
+  }
+
+  int64_t ProgramsScoredLastPropose() const override {
+    return descending_ ? scored_last_ : ansor_->ProgramsScoredLastPropose();
+  }
+
+ private:
+  void StartDescent(const Timed& from) {
+    ++stats_->descents;
+    descending_ = true;
+    exhausted_ = false;
+    stats_->descending = true;
+    stats_->exhausted = false;
+    Center(from);
+  }
+
+  void Center(Timed program) {
+    center_ = std::move(program);
+    space_ = ProgramSpace::Of(center_->state, hw_);
+    point_ = space_->Origin();
+    step_ = 1;
+    stats_->step = step_;
+    stats_->knobs = static_cast<int>(space_->knobs().size());
+  }
+
+  // The next step out; false (and the descent ends) when no knob reaches
+  // that far.
+  bool GrowStep() {
+    ++step_;
+    stats_->step = step_;
+    if (step_ < space_->widest()) return true;
+    descending_ = false;
+    exhausted_ = true;
+    stats_->descending = false;
+    stats_->exhausted = true;
+    return false;
+  }
+
+  // Neighbours at the current step that replay and were never proposed:
+  // those that move one knob, and those that move several.
+  struct Fresh {
+    std::vector<schedule::State> single, several;
+  };
+  Fresh FreshNeighbours() {
+    Fresh out;
+    absl::flat_hash_set<uint64_t> hashes;
+    for (const SpacePoint& p : Neighbours(*space_, point_, step_, options_.neighbour_limit, rng_)) {
+      absl::StatusOr<schedule::State> s = space_->At(p);
+      if (!s.ok() || seen_.contains(s->Hash()) || !hashes.insert(s->Hash()).second) continue;
+      int moved = 0;
+      for (size_t k = 0; k < p.size(); ++k) moved += p[k] != point_[k];
+      (moved == 1 ? out.single : out.several).push_back(*std::move(s));
+    }
+    proposed_at_step_ = true;
+    return out;
+  }
+
+  // The `n` the model scores best (those that lower: features extract), in
+  // the given order while the model is untrained.
+  std::vector<schedule::State> RankByModel(std::vector<schedule::State> states, int n) {
+    if (states.empty() || n <= 0) return {};
+    std::vector<absl::StatusOr<ProgramFeatures>> features = ExtractFeaturesBatch(states, 0);
+    std::vector<schedule::State> valid;
+    std::vector<const ProgramFeatures*> ptrs;
+    for (size_t i = 0; i < states.size(); ++i)
+      if (features[i].ok()) {
+        valid.push_back(std::move(states[i]));
+        ptrs.push_back(&*features[i]);
+      }
+    std::vector<size_t> order(valid.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    scored_last_ = model_->trained() ? static_cast<int64_t>(ptrs.size()) : 0;
+    if (model_->trained()) {
+      std::vector<float> scores = model_->Predict(ptrs);
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+    }
+    std::vector<schedule::State> out;
+    for (size_t i = 0; i < order.size() && static_cast<int>(out.size()) < n; ++i)
+      out.push_back(std::move(valid[order[i]]));
+    return out;
+  }
+
+  te::ComputeDagPtr dag_;
+  HardwareParams hw_;
+  std::shared_ptr<SharedCostModel> model_;
+  std::mt19937_64 rng_;
+  DropletOptions options_;
+  DropletStats own_stats_;
+  DropletStats* stats_;
+  std::unique_ptr<SearchPolicy> ansor_;
+  absl::flat_hash_set<uint64_t> seen_;
+  int64_t measured_ = 0;
+  std::optional<Timed> ansor_best_;  // the fastest that Ansor's search proposed
+  bool descending_ = false;
+  bool exhausted_ = false;
+  bool proposed_at_step_ = false;  // the current step's neighbours await their results
+  std::optional<Timed> center_;
+  std::optional<ProgramSpace> space_;  // of center_
+  SpacePoint point_;
+  int step_ = 1;
+  int64_t scored_last_ = 0;  // neighbours the model ranked in the last descent round
+};
+
+}  // namespace
+
+std::unique_ptr<SearchPolicy> MakeDropletPolicy(te::ComputeDagPtr dag, const HardwareParams& hw,
+                                                std::shared_ptr<SharedCostModel> model, uint64_t seed,
+                                                const DropletOptions& options, const SketchPolicyOptions& ansor,
+                                                DropletStats* stats) {
+  return std::make_unique<DropletPolicy>(std::move(dag), hw, std::move(model), seed, options, ansor, stats);
+}
+
+}  // namespace tuneforge::search
