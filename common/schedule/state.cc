@@ -153,10 +153,13 @@ int State::StageIndex(const std::string& name) const {
 }
 
 uint64_t State::Hash() const {
-  if (hash_ != 0) return hash_;
+  if (hash_ == 0) hash_ = HashSteps(steps_);
+  return hash_;
+}
+
+uint64_t HashSteps(const std::vector<Step>& steps) {
   uint64_t h = Fnv1a64("tuneforge-steps-v1\n");
-  for (const Step& step : steps_) h = Fnv1a64(StepToString(step) + "\n", h);
-  hash_ = h;
+  for (const Step& step : steps) h = Fnv1a64(StepToString(step) + "\n", h);
   return h;
 }
 

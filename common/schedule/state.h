@@ -147,4 +147,9 @@ class State {
 // A fresh, untransformed stage for `op` (nodes = axes, then reduction axes).
 Stage MakeInitialStage(const te::Tensor& op);
 
+// State::Hash of the state these steps replay to, without replaying them
+// (the hash is of the steps alone): what a search needs to tell a proposal
+// it has seen.
+uint64_t HashSteps(const std::vector<Step>& steps);
+
 }  // namespace tuneforge::schedule

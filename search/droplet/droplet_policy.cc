@@ -37,8 +37,7 @@ class DropletPolicy : public SearchPolicy {
     if (!descending_) {
       if (exhausted_ && options_.stop_when_exhausted) return {};
       std::vector<std::vector<schedule::Step>> out = ansor_->Propose(n);
-      for (const auto& steps : out)
-        if (absl::StatusOr<schedule::State> s = schedule::State::Replay(dag_, steps); s.ok()) seen_.insert(s->Hash());
+      for (const auto& steps : out) seen_.insert(schedule::HashSteps(steps));
       return out;
     }
     // Coordinate moves first (every one, while they fit in n), then the
@@ -67,13 +66,18 @@ class DropletPolicy : public SearchPolicy {
     std::vector<Timed> faster;  // than the center, by their medians
     for (const MeasuredCandidate& r : results) {
       ++measured_;
+      seen_.insert(schedule::HashSteps(r.steps));
       if (!r.ok || r.seconds <= 0) continue;
+      // Only a new best of Ansor's search or a neighbour faster than the
+      // center is kept, so only those are replayed.
+      const bool ansor_best = !descending_ && (!ansor_best_ || r.seconds < ansor_best_->seconds);
+      const bool beats_center = descending_ && r.seconds < center_->seconds;
+      if (!ansor_best && !beats_center) continue;
       absl::StatusOr<schedule::State> s = schedule::State::Replay(dag_, r.steps);
       if (!s.ok()) continue;
-      seen_.insert(s->Hash());
       Timed t{*std::move(s), r.seconds, r.repeat_seconds};
-      if (!descending_ && (!ansor_best_ || t.seconds < ansor_best_->seconds)) ansor_best_ = t;
-      if (descending_ && t.seconds < center_->seconds) faster.push_back(std::move(t));
+      if (ansor_best) ansor_best_ = std::move(t);
+      else faster.push_back(std::move(t));
     }
     // Many neighbours are tested at once: at p <= 0.05 each, one of 64
     // equally fast ones would "win" on noise most rounds. Bonferroni keeps
@@ -95,8 +99,7 @@ class DropletPolicy : public SearchPolicy {
 
   void MarkMeasured(const std::vector<std::vector<schedule::Step>>& schedules) override {
     ansor_->MarkMeasured(schedules);
-    for (const auto& steps : schedules)
-      if (absl::StatusOr<schedule::State> s = schedule::State::Replay(dag_, steps); s.ok()) seen_.insert(s->Hash());
+    for (const auto& steps : schedules) seen_.insert(schedule::HashSteps(steps));
     measured_ += static_cast<int64_t>(schedules.size());
   }
 

@@ -31,23 +31,6 @@ bool SamePlace(const schedule::ComputeAtStep& a, const schedule::ComputeAtStep& 
   return a.target_stage == b.target_stage && a.target_iter == b.target_iter;
 }
 
-// A stage whose steps split it keeps the place its sketch gave it (as in the
-// compute-location mutation).
-bool SplitBefore(const std::vector<schedule::Step>& steps, size_t index, int stage) {
-  for (size_t j = 0; j < index; ++j)
-    if (std::holds_alternative<schedule::SplitStep>(steps[j]) && schedule::StepStage(steps[j]) == stage)
-      return true;
-  return false;
-}
-
-bool IsParallelFuse(const std::vector<schedule::Step>& steps, size_t i) {
-  if (i + 1 >= steps.size()) return false;
-  const auto* fuse = std::get_if<schedule::FuseStep>(&steps[i]);
-  const auto* ann = std::get_if<schedule::AnnotationStep>(&steps[i + 1]);
-  return fuse && ann && ann->stage == fuse->stage && ann->iter == 0 && !fuse->iters.empty() &&
-         fuse->iters[0] == 0 && ann->annotation == schedule::IterAnnotation::kParallel;
-}
-
 }  // namespace
 
 const char* KnobKindName(KnobKind kind) {
@@ -83,7 +66,7 @@ ProgramSpace ProgramSpace::Of(const schedule::State& program, const HardwarePara
       k.values = hw.auto_unroll_configs;
       k.origin = InsertOwn(&k.values, pragma->auto_unroll_max_step);
       found.push_back(std::move(k));
-    } else if (IsParallelFuse(steps, i)) {
+    } else if (FeedsParallelLoop(steps, i)) {
       const auto& fuse = std::get<schedule::FuseStep>(steps[i]);
       absl::StatusOr<schedule::State> before = Prefix(program, i);
       if (!before.ok()) continue;

@@ -9,13 +9,8 @@ namespace tuneforge::search {
 absl::StatusOr<schedule::State> MutateComputeLocation(const schedule::State& state, Rng& rng) {
   const auto& steps = state.steps();
   std::vector<size_t> candidates;
-  for (size_t i : StepsOfKind<schedule::ComputeAtStep>(state)) {
-    const int stage = std::get<schedule::ComputeAtStep>(steps[i]).stage;
-    bool split = false;
-    for (size_t j = 0; j < i && !split; ++j)
-      split = std::holds_alternative<schedule::SplitStep>(steps[j]) && schedule::StepStage(steps[j]) == stage;
-    if (!split) candidates.push_back(i);
-  }
+  for (size_t i : StepsOfKind<schedule::ComputeAtStep>(state))
+    if (!SplitBefore(steps, i, std::get<schedule::ComputeAtStep>(steps[i]).stage)) candidates.push_back(i);
   if (candidates.empty()) return absl::NotFoundError("no compute_at to mutate");
   size_t index = candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
   const schedule::ComputeAtStep at = std::get<schedule::ComputeAtStep>(steps[index]);

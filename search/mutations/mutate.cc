@@ -38,6 +38,21 @@ absl::StatusOr<schedule::State> ReplaceStepAfter(const schedule::State& before, 
   return schedule::State::ReplayFrom(before, rest);
 }
 
+bool FeedsParallelLoop(const std::vector<schedule::Step>& steps, size_t i) {
+  if (i + 1 >= steps.size()) return false;
+  const auto* fuse = std::get_if<schedule::FuseStep>(&steps[i]);
+  const auto* ann = std::get_if<schedule::AnnotationStep>(&steps[i + 1]);
+  return fuse && ann && ann->stage == fuse->stage && ann->iter == 0 && !fuse->iters.empty() &&
+         fuse->iters[0] == 0 && ann->annotation == schedule::IterAnnotation::kParallel;
+}
+
+bool SplitBefore(const std::vector<schedule::Step>& steps, size_t index, int stage) {
+  for (size_t j = 0; j < index; ++j)
+    if (std::holds_alternative<schedule::SplitStep>(steps[j]) && schedule::StepStage(steps[j]) == stage)
+      return true;
+  return false;
+}
+
 absl::StatusOr<schedule::State> Prefix(const schedule::State& state, size_t count) {
   std::vector<schedule::Step> steps(state.steps().begin(), state.steps().begin() + count);
   return schedule::State::Replay(state.original_dag(), steps);

@@ -53,6 +53,12 @@ absl::StatusOr<schedule::State> ReplaceStepAfter(const schedule::State& before, 
                                                  size_t index, schedule::Step step);
 // The state after the first `count` steps of `state`.
 absl::StatusOr<schedule::State> Prefix(const schedule::State& state, size_t count);
+// Step `i` is the fuse of loops 0..k-1 that the next step runs in parallel
+// (what the parallel-granularity mutation and Droplet's space change).
+bool FeedsParallelLoop(const std::vector<schedule::Step>& steps, size_t i);
+// A step before `index` splits `stage`: such a stage keeps the place its
+// sketch gave it (compute-location mutation, Droplet's space).
+bool SplitBefore(const std::vector<schedule::Step>& steps, size_t index, int stage);
 // Indices of the steps of type T.
 template <class T>
 std::vector<size_t> StepsOfKind(const schedule::State& state) {

@@ -10,13 +10,8 @@ namespace tuneforge::search {
 absl::StatusOr<schedule::State> MutateParallel(const schedule::State& state, Rng& rng) {
   std::vector<size_t> candidates;  // fuse steps of loops 0..k-1 followed by parallel on loop 0
   const auto& steps = state.steps();
-  for (size_t i = 0; i + 1 < steps.size(); ++i) {
-    const auto* fuse = std::get_if<schedule::FuseStep>(&steps[i]);
-    const auto* ann = std::get_if<schedule::AnnotationStep>(&steps[i + 1]);
-    if (fuse && ann && ann->stage == fuse->stage && ann->iter == 0 && !fuse->iters.empty() &&
-        fuse->iters[0] == 0 && ann->annotation == schedule::IterAnnotation::kParallel)
-      candidates.push_back(i);
-  }
+  for (size_t i = 0; i + 1 < steps.size(); ++i)
+    if (FeedsParallelLoop(steps, i)) candidates.push_back(i);
   if (candidates.empty()) return absl::NotFoundError("no parallel loop to mutate");
   size_t index = candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
   schedule::FuseStep fuse = std::get<schedule::FuseStep>(steps[index]);

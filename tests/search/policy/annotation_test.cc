@@ -10,6 +10,7 @@
 #include "search/annotation/tile_lengths.h"
 #include "search/mutations/mutations.h"
 #include "search/sketch_generation.h"
+#include "tests/search/policy/policy_fixtures.h"
 #include "tests/search/policy/reference_check.h"
 
 namespace tuneforge::search {
@@ -21,10 +22,8 @@ using testing::MustParse;
 // Unroll limits up to 64 only: fully unrolled nests of 512 steps are valid
 // too, but LLVM takes seconds over each, which tests need not spend.
 HardwareParams TwoCores() {
-  HardwareParams hw;
+  HardwareParams hw = testing::OneCore();
   hw.num_cores = 2;
-  hw.vector_lanes = 16;
-  hw.auto_unroll_configs = {0, 16, 64};
   return hw;
 }
 

@@ -220,6 +220,17 @@ TEST(DropletPolicyTest, DescendsFromAnsorsBestToFasterNeighbours) {
   EXPECT_LT(run.best, run.best_at_descent) << "the descent found nothing faster than Ansor's phase";
 }
 
+// One round of 16 proposals that all "measure" alike: three repeats each
+// drawn from `jitter`.
+void RoundOfTies(SearchPolicy& policy, std::normal_distribution<double>& jitter, std::mt19937_64& rng) {
+  std::vector<MeasuredCandidate> results;
+  for (const auto& steps : policy.Propose(16)) {
+    std::vector<double> repeats = {jitter(rng), jitter(rng), jitter(rng)};
+    results.push_back({steps, true, repeats[1], repeats});
+  }
+  policy.Update(results);
+}
+
 TEST(DropletPolicyTest, NoiseAloneDoesNotMoveTheCenter) {
   te::Workload w = MustParse("matmul:M=64,N=64,K=64");
   DropletOptions options;
@@ -230,14 +241,7 @@ TEST(DropletPolicyTest, NoiseAloneDoesNotMoveTheCenter) {
       MakeDropletPolicy(w.dag, OneCore(), OneThreadXGBoost(), 4, options, SmallAnsor(), &stats);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> jitter(1e-3, 5e-5);
-  for (int round = 0; round < 8; ++round) {
-    std::vector<MeasuredCandidate> results;
-    for (const auto& steps : policy->Propose(16)) {
-      std::vector<double> repeats = {jitter(rng), jitter(rng), jitter(rng)};
-      results.push_back({steps, true, repeats[1], repeats});
-    }
-    policy->Update(results);
-  }
+  for (int round = 0; round < 8; ++round) RoundOfTies(*policy, jitter, rng);
   EXPECT_EQ(stats.descents, 1);
   EXPECT_GT(stats.proposed, 0);
   // Six rounds of 16 ties, each round at most a 5% chance of a false move.
@@ -255,14 +259,7 @@ TEST(DropletPolicyTest, AnExhaustedDescentStopsWhenAskedOrReturnsToAnsor) {
         MakeDropletPolicy(w.dag, OneCore(), OneThreadXGBoost(), 6, options, SmallAnsor(), &stats);
     std::mt19937_64 rng(1);
     std::normal_distribution<double> jitter(1e-3, 5e-5);
-    for (int round = 0; round < 60 && !stats.exhausted; ++round) {
-      std::vector<MeasuredCandidate> results;
-      for (const auto& steps : policy->Propose(16)) {
-        std::vector<double> repeats = {jitter(rng), jitter(rng), jitter(rng)};
-        results.push_back({steps, true, repeats[1], repeats});
-      }
-      policy->Update(results);
-    }
+    for (int round = 0; round < 60 && !stats.exhausted; ++round) RoundOfTies(*policy, jitter, rng);
     ASSERT_TRUE(stats.exhausted) << "stop " << stop;
     EXPECT_FALSE(stats.descending);
     EXPECT_EQ(stats.descents, 1);
