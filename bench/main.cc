@@ -4,7 +4,7 @@
 //   tuneforge-bench [--json] [--threads 1,2] [--quick]
 //   tuneforge-bench --service [--json] [--quick]   (bench/service/)
 //   tuneforge-bench --search-round [--json]         (bench/search/)
-//   tuneforge-bench --tuning [--trials N] [--policies ansor,random,ansor:sketch-selection=learned] [--workloads a,b] [--keep-dbs DIR]
+//   tuneforge-bench --tuning [--trials N] [--policies ansor,random,ansor:sketch-selection=learned:mutation-choice=learned] [--workloads a,b] [--keep-dbs DIR]
 //
 // Rows: the shipped expert schedules (tests/data/schedules) and the naive
 // program, measured through the same sandboxed runner `tuneforge measure`
@@ -268,7 +268,7 @@ int main(int argc, char** argv) {
   app.add_option("--trials", tuning_opt.trials, "trials per tuning (with --tuning; default 1000)");
   app.add_option("--policies", policies,
                  "policies to tune with (with --tuning); tune flags may follow a name: "
-                 "ansor:sketch-selection=learned");
+                 "ansor:sketch-selection=learned:mutation-choice=learned");
   app.add_option("--workloads", workloads, "workloads to tune (with --tuning; default all)");
   app.add_option("--keep-dbs", tuning_opt.keep_dbs,
                  "keep each tuning's record store as DIR/WORKLOAD-POLICY.db (with --tuning)");

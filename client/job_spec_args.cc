@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/model_workloads.h"
 #include "measure/measure_proto.h"
+#include "search/mutation_choice/mutation_choice.h"
 #include "search/sketch_selection/sketch_selection.h"
 #include "search/task_scheduler/task_scheduler.h"
 
@@ -34,6 +35,9 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--sketch-selection", args->sketch_selection,
                   "how ansor spreads each round over a workload's sketches: uniform (Ansor's, the default) or "
                   "learned (successive halving: every sketch gets evolutions of its own, then the faster half more)");
+  cmd->add_option("--mutation-choice", args->mutation_choice,
+                  "how ansor's evolution picks a mutation rule for a program: fixed (Ansor's weights, the "
+                  "default) or learned (a predictor trained on this target's evolutions and measurements)");
   cmd->add_option("--task-scheduler", args->task_scheduler,
                   "how a job of several workloads shares each round: round-robin (the default) or gradient "
                   "(where the weighted sum of latencies is expected to fall most)");
@@ -91,6 +95,11 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
         "default) or more");
   if (absl::StatusOr<search::SketchSelection> s = search::ParseSketchSelection(args.sketch_selection); !s.ok())
     return absl::InvalidArgumentError(absl::StrCat("--sketch-selection: ", s.status().message()));
+  if (absl::StatusOr<search::MutationChoice> c = search::ParseMutationChoice(args.mutation_choice); !c.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--mutation-choice: ", c.status().message()));
+  if (!args.mutation_choice.empty() && args.policy == "random")
+    return absl::InvalidArgumentError("--mutation-choice chooses ansor's mutation rules; random search mutates "
+                                      "nothing: drop it or use --policy ansor");
   if (args.droplet_after < 0)
     return absl::InvalidArgumentError(absl::StrCat("--droplet-after is ", args.droplet_after,
                                                    "; give the trials of ansor's search before the descent (1 or "
@@ -133,6 +142,7 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
   spec.set_task_scheduler(args.task_scheduler);
   spec.set_sketch_selection(args.sketch_selection);
   spec.set_droplet_after(args.droplet_after);
+  spec.set_mutation_choice(args.mutation_choice);
   spec.mutable_weights()->Assign(args.weights.begin(), args.weights.end());
   *spec.mutable_measure() = measure::MeasureOptionsToProto(m);
   return out;

@@ -30,6 +30,7 @@ struct JobSpecArgs {
   int retime_top = 0;  // 0: the server's default (3); -1: none
   std::string sketch_selection;  // "": uniform
   int droplet_after = 0;         // --policy droplet: 0: the default (300)
+  std::string mutation_choice;   // "": fixed
   std::string task_scheduler;   // "": the server's (round-robin)
   std::vector<double> weights;  // per workload, in order; empty: 1 each
 };

@@ -70,6 +70,12 @@ Json SearchCostToJson(const v1::SearchCost& cost) {
               {"programs_scored", cost.programs_scored()}};
 }
 
+Json MeasureCostToJson(const v1::MeasureCost& cost) {
+  return Json{{"compile_s", cost.compile_seconds()},
+              {"run_s", cost.run_seconds()},
+              {"retime_s", cost.retime_seconds()}};
+}
+
 Json ScheduleTextToJson(const std::string& text) {
   if (text.empty()) return Json();
   Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -93,11 +99,13 @@ Json JobToJson(const v1::Job& job) {
               {"retimed", job.retimed()},
               {"search", SearchCostToJson(job.search_total())},
               {"search_last_round", SearchCostToJson(job.search_last_round())},
+              {"measure", MeasureCostToJson(job.measure_total())},
               {"error", job.error().empty() ? Json() : Json(job.error())},
               {"created_unix_ms", job.created_unix_ms()},
               {"updated_unix_ms", job.updated_unix_ms()},
               {"task_scheduler", job.spec().task_scheduler().empty() ? "round-robin" : job.spec().task_scheduler()},
               {"sketch_selection", job.spec().sketch_selection().empty() ? "uniform" : job.spec().sketch_selection()},
+              {"mutation_choice", job.spec().mutation_choice().empty() ? "fixed" : job.spec().mutation_choice()},
               {"policy", job.spec().policy().empty() ? "ansor" : job.spec().policy()},
               {"droplet_after", job.spec().policy() == "droplet"
                                     ? Json(job.spec().droplet_after() > 0 ? job.spec().droplet_after()

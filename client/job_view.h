@@ -15,13 +15,17 @@ namespace v1 = ::tuneforge::v1;
 // `job`, `state`, `trials_done`, `trials_total`, `best_gflops`, then
 // `best_seconds`, `best_schedule` (object or null), `best_workload_key`,
 // `device_key`, `workloads`, `name`, `errors`, `retimed`, `search` and
-// `search_last_round` (SearchCostToJson), `error`, `task_scheduler`,
+// `search_last_round` (SearchCostToJson), `measure` (MeasureCostToJson),
+// `error`, `task_scheduler`,
 // `estimated_latency_ms` (sum of weight x best over the workloads that have
 // one), and `tasks`: per workload `workload`, `workload_key`, `trials`,
 // `best_ms`, `weight`, `share` (of the estimated latency).
 Json JobToJson(const v1::Job& job);
 // {"propose_s", "learn_s", "programs_scored"}: the server's search work.
 Json SearchCostToJson(const v1::SearchCost& cost);
+// {"compile_s", "run_s", "retime_s"}: the workers' time on the job's
+// candidates, summed over them (builds run several at once).
+Json MeasureCostToJson(const v1::MeasureCost& cost);
 // One line; with several workloads, one more line per workload (trials,
 // best, weight, share of the estimated end-to-end latency).
 std::string JobToText(const v1::Job& job);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 namespace tuneforge::measure {
 namespace {
@@ -90,6 +91,11 @@ TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions
   int64_t number = std::max(1, options.number);
   const double min_repeat_s = std::max(0, options.min_repeat_ms) / 1000.0;
   double timed = 0;
+  // The calibration's last pass, when it lasted min_repeat_ms: a repeat
+  // like any other (the kernel ran before it, so it is warm), so it is
+  // reported rather than run again. It was a quarter of every
+  // candidate's run time.
+  std::optional<double> calibrated_repeat;
   if (min_repeat_s > 0) {
     // With flushing, a repeat's wall time (flushes included) decides: the
     // flushes dominate short kernels, and counting only kernel time would
@@ -98,7 +104,11 @@ TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions
       RunTimes t = TimeRuns(run, number, flusher, &result.failed_code);
       timed += t.kernel_s;
       double measured = flusher ? t.wall_s : t.kernel_s;
-      if (result.failed_code != 0 || measured >= min_repeat_s) break;
+      if (result.failed_code != 0) break;
+      if (measured >= min_repeat_s) {
+        calibrated_repeat = t.kernel_s / static_cast<double>(number);
+        break;
+      }
       // Aim 10% past the target from the measured rate, at least doubling
       // when the run was too fast to measure.
       double per_run = measured / static_cast<double>(number);
@@ -109,7 +119,8 @@ TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions
     }
   }
   result.number = static_cast<int>(std::min<int64_t>(number, 1 << 30));
-  for (int r = 0; r < std::max(1, options.repeat) && result.failed_code == 0; ++r) {
+  if (calibrated_repeat) result.repeat_seconds.push_back(*calibrated_repeat);
+  for (int r = calibrated_repeat ? 1 : 0; r < std::max(1, options.repeat) && result.failed_code == 0; ++r) {
     RunTimes t = TimeRuns(run, number, flusher, &result.failed_code);
     timed += t.kernel_s;
     result.repeat_seconds.push_back(t.kernel_s / static_cast<double>(number));

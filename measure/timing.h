@@ -36,9 +36,11 @@ class CacheFlusher {
 
 // `run` executes the kernel once and returns its status code. Calibration:
 // starting from options.number, the run count grows until one repeat lasts
-// min_repeat_ms; those calibration repeats double as warm-up and are not
-// reported. With flush_cache, each run is timed alone after a flush, and
-// calibration counts the flushes toward min_repeat_ms (see timing.cc).
+// min_repeat_ms; the shorter calibration passes double as warm-up and are
+// not reported, the pass that lasted min_repeat_ms is the first repeat (the
+// caller has run the kernel before: the runner's correctness check). With
+// flush_cache, each run is timed alone after a flush, and calibration
+// counts the flushes toward min_repeat_ms (see timing.cc).
 TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions& options,
                         CacheFlusher* flusher);
 

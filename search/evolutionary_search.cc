@@ -1,6 +1,7 @@
 #include "search/evolutionary_search.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <thread>
 
@@ -24,40 +25,69 @@ struct Breeder {
   const std::vector<double>* fitness;
   const HardwareParams* hw;
   const EvolutionOptions* options;
+  // Learned mutation choice: per parent, the weights to draw its rule by
+  // (empty: the fixed weights).
+  const std::vector<std::array<double, kNumMutationKinds>>* choice;
+};
+
+struct Child {
+  schedule::State state;
+  int mutation = -1;  // -1: a crossover
+  size_t parent = 0;  // index into the parents
+};
+
+struct Brood {
+  std::vector<Child> children;
+  std::vector<std::pair<size_t, int>> failed_mutations;  // (parent, rule) whose child did not replay
+  int64_t mutations = 0, crossovers = 0, invalid = 0;
 };
 
 // `count` children of the scored parents: fitness-proportional picks, a
 // crossover with probability crossover_ratio, else one mutation.
-std::vector<schedule::State> Breed(const Breeder& b, int count, uint64_t seed, int64_t* mutations,
-                                   int64_t* crossovers, int64_t* invalid) {
+Brood Breed(const Breeder& b, int count, uint64_t seed) {
   Rng rng(seed);
   std::discrete_distribution<size_t> pick(b.fitness->begin(), b.fitness->end());
-  std::discrete_distribution<int> kind(b.options->mutation_weights.begin(),
-                                       b.options->mutation_weights.end());
+  std::discrete_distribution<int> fixed_kind(b.options->mutation_weights.begin(),
+                                             b.options->mutation_weights.end());
   std::uniform_real_distribution<double> unit(0, 1);
-  std::vector<schedule::State> out;
-  for (int attempt = 0; static_cast<int>(out.size()) < count && attempt < 4 * count; ++attempt) {
-    const schedule::State& parent = (*b.parents)[pick(rng)];
+  Brood brood;
+  for (int attempt = 0; static_cast<int>(brood.children.size()) < count && attempt < 4 * count; ++attempt) {
+    const size_t p = pick(rng);
+    const schedule::State& parent = (*b.parents)[p];
     absl::StatusOr<schedule::State> child = absl::UnknownError("");
+    int mutation = -1;
     if (unit(rng) < b.options->crossover_ratio) {
       const schedule::State& other = (*b.parents)[pick(rng)];
       // Ansor weighs stages by their predicted scores; a fair coin per stage
       // keeps the two parents' shares even here.
       Rng coin(rng());
       child = Crossover(parent, other, [&coin](int) { return (coin() & 1) != 0; });
-      ++*crossovers;
+      ++brood.crossovers;
     } else {
-      child = Mutate(static_cast<MutationKind>(kind(rng)), parent, *b.hw, rng);
-      ++*mutations;
+      if (b.choice->empty()) {
+        mutation = fixed_kind(rng);
+      } else {
+        const std::array<double, kNumMutationKinds>& w = (*b.choice)[p];
+        mutation = std::discrete_distribution<int>(w.begin(), w.end())(rng);
+      }
+      child = Mutate(static_cast<MutationKind>(mutation), parent, *b.hw, rng);
+      ++brood.mutations;
     }
     if (!child.ok()) {
-      ++*invalid;
+      ++brood.invalid;
+      if (mutation >= 0) brood.failed_mutations.emplace_back(p, mutation);
       continue;
     }
-    out.push_back(*std::move(child));
+    brood.children.push_back({*std::move(child), mutation, p});
   }
-  return out;
+  return brood;
 }
+
+// Where a program of the population came from.
+struct Lineage {
+  int mutation = -1;
+  uint64_t parent = 0;
+};
 
 }  // namespace
 
@@ -65,8 +95,9 @@ std::vector<ScoredState> EvolutionarySearch(const std::vector<schedule::State>& 
                                             const SharedCostModel& model, const HardwareParams& hw,
                                             const absl::flat_hash_set<uint64_t>& exclude, int out_size,
                                             const EvolutionOptions& options, uint64_t seed,
-                                            EvolutionStats* stats) {
+                                            EvolutionStats* stats, std::vector<MutationOutcome>* outcomes) {
   const int threads = ThreadCount(options.threads);
+  const MutationPredictor* predictor = options.mutation_predictor;
   Rng rng(seed);
   absl::flat_hash_map<uint64_t, ScoredState> best;  // every unmeasured program scored
   std::vector<schedule::State> population;
@@ -78,6 +109,15 @@ std::vector<ScoredState> EvolutionarySearch(const std::vector<schedule::State>& 
   // often undo each other) is not lowered and scored again.
   absl::flat_hash_map<uint64_t, float> known;
   absl::flat_hash_set<uint64_t> known_invalid;
+  // Learned mutation choice only: each scored program's feature summary,
+  // and where the last brood's children came from.
+  absl::flat_hash_map<uint64_t, std::vector<float>> summaries;
+  absl::flat_hash_map<uint64_t, Lineage> lineage;
+  auto outcome = [&](const Lineage& from, bool improved) {
+    auto parent = summaries.find(from.parent);
+    if (outcomes && parent != summaries.end())
+      outcomes->push_back({parent->second, static_cast<MutationKind>(from.mutation), improved});
+  };
   for (int gen = 0; gen <= options.generations && !population.empty(); ++gen) {
     std::vector<schedule::State> fresh;
     std::vector<schedule::State> valid;
@@ -101,8 +141,11 @@ std::vector<ScoredState> EvolutionarySearch(const std::vector<schedule::State>& 
       if (!features[i].ok()) {
         ++stats->invalid;
         known_invalid.insert(fresh[i].Hash());
+        if (auto from = lineage.find(fresh[i].Hash()); from != lineage.end() && from->second.mutation >= 0)
+          outcome(from->second, false);
         continue;
       }
+      if (predictor) summaries.emplace(fresh[i].Hash(), FeatureSummary(*features[i]));
       valid.push_back(std::move(fresh[i]));
       programs.push_back(&*features[i]);
     }
@@ -113,35 +156,54 @@ std::vector<ScoredState> EvolutionarySearch(const std::vector<schedule::State>& 
     scores.insert(scores.end(), fresh_scores.begin(), fresh_scores.end());
     for (size_t i = first_fresh; i < valid.size(); ++i) known.emplace(valid[i].Hash(), scores[i]);
     for (size_t i = 0; i < valid.size(); ++i) {
-      uint64_t h = valid[i].Hash();
+      const uint64_t h = valid[i].Hash();
+      const auto from = lineage.find(h);
+      if (predictor && from != lineage.end() && from->second.mutation >= 0)
+        if (auto parent_score = known.find(from->second.parent); parent_score != known.end())
+          outcome(from->second, scores[i] > parent_score->second);
       if (exclude.contains(h) || best.contains(h)) continue;
-      best.emplace(h, ScoredState{valid[i], scores[i]});
+      ScoredState scored{valid[i], scores[i]};
+      if (from != lineage.end()) {
+        scored.mutation = from->second.mutation;
+        scored.parent_hash = from->second.parent;
+      }
+      best.emplace(h, std::move(scored));
     }
     if (gen == options.generations || valid.empty()) break;
 
     t = Clock::now();
     std::vector<double> fitness(valid.size());
     for (size_t i = 0; i < valid.size(); ++i) fitness[i] = std::max<double>(scores[i], 0) + 1e-6;
-    Breeder breeder{&valid, &fitness, &hw, &options};
-    std::vector<std::vector<schedule::State>> parts(threads);
-    std::vector<int64_t> mutations(threads), crossovers(threads), invalid(threads);
+    std::vector<std::array<double, kNumMutationKinds>> choice;
+    if (predictor) {
+      choice.reserve(valid.size());
+      for (const schedule::State& parent : valid)
+        choice.push_back(predictor->ChoiceWeights(summaries[parent.Hash()], options.mutation_weights));
+    }
+    Breeder breeder{&valid, &fitness, &hw, &options, &choice};
+    std::vector<Brood> broods(threads);
     std::vector<std::thread> workers;
     const int per_thread = (options.population + threads - 1) / threads;
     for (int k = 0; k < threads; ++k) {
       uint64_t thread_seed = rng();
-      workers.emplace_back([&, k, thread_seed] {
-        parts[k] = Breed(breeder, per_thread, thread_seed, &mutations[k], &crossovers[k], &invalid[k]);
-      });
+      workers.emplace_back([&, k, thread_seed] { broods[k] = Breed(breeder, per_thread, thread_seed); });
     }
     for (std::thread& w : workers) w.join();
     population.clear();
     in_population.clear();
-    for (int k = 0; k < threads; ++k) {
-      stats->mutations += mutations[k];
-      stats->crossovers += crossovers[k];
-      stats->invalid += invalid[k];
-      for (schedule::State& s : parts[k])
-        if (in_population.insert(s.Hash()).second) population.push_back(std::move(s));
+    lineage.clear();
+    for (Brood& brood : broods) {
+      stats->mutations += brood.mutations;
+      stats->crossovers += brood.crossovers;
+      stats->invalid += brood.invalid;
+      if (predictor)
+        for (auto [parent, mutation] : brood.failed_mutations) outcome({mutation, valid[parent].Hash()}, false);
+      for (Child& c : brood.children) {
+        const uint64_t h = c.state.Hash();
+        if (!in_population.insert(h).second) continue;
+        if (predictor) lineage.emplace(h, Lineage{c.mutation, valid[c.parent].Hash()});
+        population.push_back(std::move(c.state));
+      }
     }
     stats->breed_seconds += Since(t);
   }
@@ -153,6 +215,9 @@ std::vector<ScoredState> EvolutionarySearch(const std::vector<schedule::State>& 
     return a.score > b.score;
   });
   if (static_cast<int>(out.size()) > out_size) out.erase(out.begin() + out_size, out.end());
+  for (ScoredState& s : out)
+    if (auto parent = summaries.find(s.parent_hash); s.mutation >= 0 && parent != summaries.end())
+      s.parent_summary = parent->second;
   return out;
 }
 

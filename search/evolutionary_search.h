@@ -15,6 +15,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "common/schedule/state.h"
+#include "search/mutation_choice/mutation_predictor.h"
 #include "search/search_task.h"
 #include "search/shared_cost_model.h"
 
@@ -26,12 +27,22 @@ struct EvolutionOptions {
   double crossover_ratio = 0.05;
   // Relative weights of tile size, parallel, auto-unroll, compute location.
   std::vector<double> mutation_weights = {0.6, 0.15, 0.15, 0.1};
+  // Learned mutation choice: each parent's rule is drawn by the predictor's
+  // weights for it, and the search reports what each rule did; null: the
+  // fixed weights above.
+  const MutationPredictor* mutation_predictor = nullptr;
   int threads = 0;  // feature extraction and breeding; 0: the machine's cores
 };
 
 struct ScoredState {
   schedule::State state;
   float score = 0;
+  // With a mutation predictor: the rule that made this program from its
+  // parent (-1: sampled, measured or a crossover), the parent's hash and
+  // FeatureSummary, so a measurement can tell whether the rule paid.
+  int mutation = -1;
+  uint64_t parent_hash = 0;
+  std::vector<float> parent_summary = {};
 };
 
 struct EvolutionStats {
@@ -46,11 +57,14 @@ struct EvolutionStats {
 };
 
 // The best `out_size` distinct programs seen over all generations whose
-// hash is not in `exclude`, best score first.
+// hash is not in `exclude`, best score first. With a mutation predictor,
+// `outcomes` (when not null) receives what each mutation did: whether the
+// child scored above its parent (a child that failed did not).
 std::vector<ScoredState> EvolutionarySearch(const std::vector<schedule::State>& init,
                                             const SharedCostModel& model, const HardwareParams& hw,
                                             const absl::flat_hash_set<uint64_t>& exclude, int out_size,
                                             const EvolutionOptions& options, uint64_t seed,
-                                            EvolutionStats* stats);
+                                            EvolutionStats* stats,
+                                            std::vector<MutationOutcome>* outcomes = nullptr);
 
 }  // namespace tuneforge::search

@@ -34,6 +34,7 @@ std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, const PolicyContext& c
           context.cost_model ? context.cost_model : std::make_shared<SharedCostModel>([] { return MakeXGBoostModel(); });
       SketchPolicyOptions options;
       options.sketch_selection = context.sketch_selection;
+      options.mutation_choice = context.mutation_choice;
       if (kind == PolicyKind::kAnsor)
         return MakeSketchPolicy(context.dag, context.hw, std::move(model), context.seed, options);
       DropletOptions droplet;

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "common/schedule/steps.h"
 #include "common/te/compute_dag.h"
+#include "search/mutation_choice/mutation_choice.h"
 #include "search/search_task.h"
 #include "search/shared_cost_model.h"
 #include "search/sketch_selection/sketch_selection.h"
@@ -65,6 +66,7 @@ struct PolicyContext {
   uint64_t seed = 0;
   SketchSelection sketch_selection = SketchSelection::kUniform;  // kAnsor's (and kDroplet's Ansor phase)
   int droplet_after = kDefaultDropletAfter;  // kDroplet: trials of Ansor's search before the descent
+  MutationChoice mutation_choice = MutationChoice::kFixed;  // kAnsor's (and kDroplet's Ansor phase)
 };
 
 std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, const PolicyContext& context);

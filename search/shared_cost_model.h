@@ -18,6 +18,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "search/cost_model/cost_model.h"
+#include "search/learned_search_state.h"
 
 namespace tuneforge::search {
 
@@ -62,6 +63,11 @@ class SharedCostModel {
   // Loads a saved model to predict with until the next retraining.
   absl::Status Load(const std::string& kind, const std::string& bytes);
 
+  // What the learned search options learned on this target (saved with the
+  // model).
+  LearnedSearchState& learned() { return learned_; }
+  const LearnedSearchState& learned() const { return learned_; }
+
  private:
   // The model in use now; it stays valid for the caller while a retraining
   // swaps in the next one.
@@ -77,6 +83,7 @@ class SharedCostModel {
   int64_t count_ = 0;
   int open_batches_ = 0;         // under data_mu_
   bool retrain_pending_ = false;  // a retraining an open batch put off
+  LearnedSearchState learned_;
 };
 
 }  // namespace tuneforge::search

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "search/annotation/annotation.h"
 #include "search/features/features.h"
@@ -61,11 +63,13 @@ class SketchPolicy : public SearchPolicy {
     EnsureSketches();
     std::vector<schedule::State> states;
     std::vector<double> throughputs;
+    const bool learn_mutations = options_.mutation_choice == MutationChoice::kLearned;
     for (const MeasuredCandidate& r : results) {
       absl::StatusOr<schedule::State> s = schedule::State::Replay(dag_, r.steps);
       if (!s.ok()) continue;
       seen_.insert(s->Hash());
       double throughput = r.ok && r.seconds > 0 ? dag_->flops() / r.seconds : 0;
+      if (learn_mutations) throughput_of_[s->Hash()] = throughput;
       const int sketch = SketchIndexOf(r.steps, sketches_);
       if (sketch >= 0) {
         bandit_.Record(sketch, throughput);
@@ -75,6 +79,9 @@ class SketchPolicy : public SearchPolicy {
       states.push_back(*std::move(s));
       throughputs.push_back(throughput);
     }
+    if (learn_mutations) LearnFromMeasuredChildren(states);
+    if (options_.sketch_selection == SketchSelection::kLearned)
+      model_->learned().SaveBandit(dag_->workload_key(), bandit_);
     std::vector<absl::StatusOr<ProgramFeatures>> features =
         ExtractFeaturesBatch(states, options_.evolution.threads);
     std::vector<MeasuredProgram> programs;
@@ -94,13 +101,54 @@ class SketchPolicy : public SearchPolicy {
   void ProposeEvolved(const std::vector<schedule::State>& init, int want, const Take& take) {
     std::vector<schedule::State> seeds = init;
     AddBestMeasured(-1, options_.init_population, &seeds);
-    std::vector<ScoredState> best =
-        EvolutionarySearch(seeds, *model_, hw_, seen_, 2 * want, options_.evolution, rng_(), &stats_->evolution);
+    std::vector<ScoredState> best = Evolve(seeds, 2 * want, options_.evolution);
     int taken = 0;
     for (const ScoredState& s : best) {
       if (taken >= want) break;
-      taken += take(s.state) ? 1 : 0;
+      taken += TakeEvolved(s, take) ? 1 : 0;
     }
+  }
+
+  // One evolutionary search; with learned mutation choice it breeds by the
+  // target's predictor and teaches it what the rules did.
+  std::vector<ScoredState> Evolve(const std::vector<schedule::State>& seeds, int out_size,
+                                  EvolutionOptions evolution) {
+    if (options_.mutation_choice != MutationChoice::kLearned)
+      return EvolutionarySearch(seeds, *model_, hw_, seen_, out_size, evolution, rng_(), &stats_->evolution);
+    const MutationPredictor predictor = model_->learned().mutation_predictor();
+    evolution.mutation_predictor = &predictor;
+    std::vector<MutationOutcome> outcomes;
+    std::vector<ScoredState> best =
+        EvolutionarySearch(seeds, *model_, hw_, seen_, out_size, evolution, rng_(), &stats_->evolution, &outcomes);
+    stats_->scored_mutation_outcomes += static_cast<int64_t>(outcomes.size());
+    model_->learned().LearnMutations(outcomes);
+    return best;
+  }
+
+  // Takes an evolved program; a mutation's child remembers its parent so
+  // its measurement can teach the predictor.
+  bool TakeEvolved(const ScoredState& s, const Take& take) {
+    if (!take(s.state)) return false;
+    if (s.mutation >= 0 && options_.mutation_choice == MutationChoice::kLearned)
+      lineage_[s.state.Hash()] = {s.parent_hash, static_cast<MutationKind>(s.mutation), s.parent_summary};
+    return true;
+  }
+
+  // Children measured now whose parents were measured: did the rule pay?
+  void LearnFromMeasuredChildren(const std::vector<schedule::State>& measured) {
+    std::vector<MutationOutcome> outcomes;
+    for (const schedule::State& child : measured) {
+      auto from = lineage_.find(child.Hash());
+      if (from == lineage_.end()) continue;
+      auto parent = throughput_of_.find(from->second.parent_hash);
+      auto self = throughput_of_.find(child.Hash());
+      if (parent != throughput_of_.end() && self != throughput_of_.end())
+        outcomes.push_back({from->second.parent_summary, from->second.mutation, self->second > parent->second,
+                            kMeasuredOutcomeWeight});
+      lineage_.erase(from);
+    }
+    stats_->measured_mutation_outcomes += static_cast<int64_t>(outcomes.size());
+    model_->learned().LearnMutations(outcomes);
   }
 
   // Learned sketch selection: the bandit shares `want` among the sketches;
@@ -122,13 +170,12 @@ class SketchPolicy : public SearchPolicy {
       EvolutionOptions evolution = options_.evolution;
       evolution.population =
           std::max(kMinPopulationPerSketch, static_cast<int>(options_.evolution.population * share));
-      std::vector<ScoredState> best =
-          EvolutionarySearch(seeds, *model_, hw_, seen_, 2 * slots[sketch], evolution, rng_(), &stats_->evolution);
+      std::vector<ScoredState> best = Evolve(seeds, 2 * slots[sketch], evolution);
       ++stats_->searches_per_sketch[sketch];
       int taken = 0;
       for (const ScoredState& s : best) {
         if (taken >= slots[sketch]) break;
-        taken += take(s.state) ? 1 : 0;
+        taken += TakeEvolved(s, take) ? 1 : 0;
       }
       if (taken == 0) bandit_.Exclude(static_cast<int>(sketch));  // nothing new left in it
       bandit_.Unused(static_cast<int>(sketch), slots[sketch] - taken);
@@ -144,6 +191,12 @@ class SketchPolicy : public SearchPolicy {
     stats_->measured_per_sketch.assign(sketches_.size(), 0);
     stats_->searches_per_sketch.assign(sketches_.size(), 0);
     bandit_ = SketchBandit(static_cast<int>(sketches_.size()));
+    // A contest of this workload run before on the target (an earlier job,
+    // or this one before a restart) goes on where it stopped.
+    if (options_.sketch_selection == SketchSelection::kLearned)
+      if (std::optional<SketchBandit> saved = model_->learned().bandit(dag_->workload_key());
+          saved && saved->num_sketches() == static_cast<int>(sketches_.size()))
+        bandit_ = *std::move(saved);
     return true;
   }
 
@@ -183,6 +236,16 @@ class SketchPolicy : public SearchPolicy {
   // An evolution over fewer programs than this finds little.
   static constexpr int kMinSamplesPerSketch = 64;
   static constexpr int kMinPopulationPerSketch = 256;
+  // A measured outcome is worth this many scored ones: it is the truth the
+  // cost model only estimates.
+  static constexpr float kMeasuredOutcomeWeight = 4;
+
+  // A proposed mutation's child: its parent and the rule.
+  struct Lineage {
+    uint64_t parent_hash = 0;
+    MutationKind mutation = MutationKind::kTileSize;
+    std::vector<float> parent_summary;
+  };
 
   struct Measured {
     schedule::State state;
@@ -201,6 +264,10 @@ class SketchPolicy : public SearchPolicy {
   std::vector<Measured> measured_;  // ran correctly
   SketchBandit bandit_{0};
   absl::flat_hash_set<uint64_t> seen_;                        // proposed or measured
+  // Learned mutation choice: proposed children awaiting measurement, and
+  // the throughput of every program measured (0: failed).
+  absl::flat_hash_map<uint64_t, Lineage> lineage_;
+  absl::flat_hash_map<uint64_t, double> throughput_of_;
   int64_t last_scored_ = 0;
 };
 

@@ -9,14 +9,21 @@
 //                                  + n*eps random samples, none seen before
 //               learned sketch selection: the n(1-eps) are shared among the
 //               sketches by a bandit (sketch_selection/), one evolutionary
-//               search per sketch over its own samples and measured programs
+//               search per sketch over its own samples and measured programs;
+//               the bandit is kept in the target's learned state
+//               (learned_search_state.h), so later jobs go on from it
+//               learned mutation choice: the evolution draws each parent's
+//               rule by the target's mutation predictor and teaches it
 //   Update(results) -> features of the measured programs -> model retrained
+//                      (learned mutation choice: and the predictor, from
+//                      children measured against their measured parents)
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "search/evolutionary_search.h"
+#include "search/mutation_choice/mutation_choice.h"
 #include "search/search_policy.h"
 #include "search/shared_cost_model.h"
 #include "search/sketch_selection/sketch_selection.h"
@@ -29,6 +36,7 @@ struct SketchPolicyOptions {
   double measured_share = 0.2; // share of the init population taken from the best measured programs
   double eps_greedy = 0.05;    // share of each batch picked at random from the samples
   SketchSelection sketch_selection = SketchSelection::kUniform;
+  MutationChoice mutation_choice = MutationChoice::kFixed;
 };
 
 struct SketchPolicyStats {
@@ -39,6 +47,9 @@ struct SketchPolicyStats {
   double last_round_seconds = 0;  // Propose, search side only
   std::vector<int64_t> measured_per_sketch;  // programs measured, by sketch index
   std::vector<int64_t> searches_per_sketch;  // learned selection's evolutions of one sketch
+  // Learned mutation choice: what the rules did, as the predictor was told.
+  int64_t scored_mutation_outcomes = 0;    // child scored above / below its parent
+  int64_t measured_mutation_outcomes = 0;  // child measured faster / slower than its measured parent
 };
 
 std::unique_ptr<SearchPolicy> MakeSketchPolicy(te::ComputeDagPtr dag, const HardwareParams& hw,

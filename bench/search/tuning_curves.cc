@@ -6,11 +6,13 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
 #include "bench/peer_process.h"
+#include "bench/search/time_split.h"
 #include "bench/timing.h"
 #include "common/te/workload.h"
 #include "nlohmann/json.hpp"
@@ -61,12 +63,13 @@ std::string PolicyFlags(const std::string& entry) {
 
 // Runs one tuning in `dir` (a fresh folder) and collects its progress lines
 // ("round 3: 192/1000 trials, best 812.3 GFLOPS (1.234 ms), ...") with
-// their arrival times. The records stay in dir/curve.db.
+// their arrival times. The records stay in dir/curve.db, the JSON result in
+// dir/tune.json.
 std::vector<Point> Tune(const TuningOptions& o, const std::filesystem::path& dir, const std::string& spec,
                         const std::string& policy, std::string* error) {
   std::string cmd = absl::StrCat("cd ", dir.string(), " && ", o.tuneforge_binary, " tune '", spec,
                                  "' --trials ", o.trials, PolicyFlags(policy), " --threads ", o.threads,
-                                 " --db curve.db --json 2>&1 >/dev/null");
+                                 " --db curve.db --json 2>&1 >tune.json");
   FILE* pipe = popen(cmd.c_str(), "r");
   std::vector<Point> points;
   if (!pipe) {
@@ -129,6 +132,20 @@ std::optional<double> RemeasureBest(const TuningOptions& o, const std::filesyste
     if (!best || j["gflops"].get<double>() > *best) best = j["gflops"].get<double>();
   }
   return best;
+}
+
+// Where the tuning's wall time went (its JSON result and records).
+std::optional<TimeSplit> ReadTimeSplit(const std::filesystem::path& dir) {
+  std::FILE* f = std::fopen((dir / "tune.json").c_str(), "r");
+  if (!f) return std::nullopt;
+  std::string text;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof(buf), f)) text.append(buf, n);
+  std::fclose(f);
+  Json result = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (result.is_discarded()) return std::nullopt;
+  return SplitTuningTime(result, (dir / "curve.db").string(),
+                         static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
 std::optional<double> PeerGflopsOnce(const TuningOptions& o, const TuningWorkload& w,
@@ -219,6 +236,7 @@ int RunTuningCurves(const TuningOptions& o) {
       std::vector<Point> curve = Tune(o, dir, w.spec, policy, &error);
       // The winner and the peers timed again side by side after the tuning;
       // each peer's figure is the better of its timings before and after.
+      std::optional<TimeSplit> time_split = ReadTimeSplit(dir);
       std::optional<double> remeasured = RemeasureBest(o, dir, w.spec);
       if (!o.keep_dbs.empty()) KeepDatabase(dir, o.keep_dbs, absl::StrCat(w.name, "-", policy, ".db"));
       std::filesystem::remove_all(dir);
@@ -231,6 +249,17 @@ int RunTuningCurves(const TuningOptions& o) {
                      {"remeasured_gflops", remeasured ? Json(*remeasured) : Json()},
                      {"seconds", curve.empty() ? 0.0 : curve.back().seconds},
                      {"error", error}};
+      if (time_split)
+        row[policy]["time_per_trial"] = {
+            {"wall_s", time_split->wall_s / std::max(1, time_split->trials)},
+            {"propose_s", time_split->propose_s / std::max(1, time_split->trials)},
+            {"learn_s", time_split->learn_s / std::max(1, time_split->trials)},
+            {"compile_s", time_split->compile_wall_s / std::max(1, time_split->trials)},
+            {"run_s", time_split->run_s / std::max(1, time_split->trials)},
+            {"retime_s", time_split->retime_s / std::max(1, time_split->trials)},
+            {"other_s", time_split->other_s / std::max(1, time_split->trials)},
+            {"compile_p50_ms", time_split->compile_p50_ms},
+            {"compile_p99_ms", time_split->compile_p99_ms}};
       if (o.json) continue;
       std::printf("  %-7s trials", policy.c_str());
       for (int t : {64, 128, 256, 512, 1000})
@@ -244,6 +273,7 @@ int RunTuningCurves(const TuningOptions& o) {
                   " x OpenBLAS %s, x oneDNN %s\n",
                   "", BestBy(curve, o.trials), Cell(remeasured).c_str(),
                   Cell(Ratio(remeasured, openblas), "%.2f").c_str(), Cell(Ratio(remeasured, onednn), "%.2f").c_str());
+      if (time_split) std::printf("  %-7s %s\n", "", TimeSplitLine(*time_split).c_str());
       if (!error.empty()) std::printf("    error: %s\n", error.c_str());
       std::fflush(stdout);
     }

@@ -103,6 +103,7 @@ Json TuneJson(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession
               {"trials_total", job.trials_total()},
               {"errors", job.errors()},
               {"search", SearchCostToJson(job.search_total())},
+              {"measure", MeasureCostToJson(job.measure_total())},
               {"workload", spec.model ? spec.model->name : spec.workloads[0].parsed.spec},
               {"workload_key", spec.model ? Json() : Json(spec.workloads[0].parsed.dag->workload_key())},
               {"target", session.device_key},

@@ -1,6 +1,12 @@
 #include "search/sketch_selection/sketch_bandit.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 
 namespace tuneforge::search {
 
@@ -69,6 +75,35 @@ std::vector<int> SketchBandit::Allocate(int slots) {
     }
   }
   return given;
+}
+
+std::string SketchBandit::Serialize() const {
+  std::string out = absl::StrCat(quota_, " ", arms_.size());
+  for (const Arm& arm : arms_)
+    absl::StrAppend(&out, " ", arm.measured, " ", arm.unused, " ", absl::StrFormat("%.17g", arm.best), " ",
+                    arm.in_contest ? 1 : 0);
+  return out;
+}
+
+absl::StatusOr<SketchBandit> SketchBandit::Parse(absl::string_view text) {
+  std::vector<absl::string_view> tokens = absl::StrSplit(text, ' ', absl::SkipEmpty());
+  int64_t quota = 0, arms = 0;
+  if (tokens.size() < 2 || !absl::SimpleAtoi(tokens[0], &quota) || !absl::SimpleAtoi(tokens[1], &arms) ||
+      quota < 1 || arms < 0 || tokens.size() != 2 + 4 * static_cast<size_t>(arms))
+    return absl::DataLossError(absl::StrCat("sketch bandit: '", text.substr(0, 40),
+                                            "' is not 'quota arms' and four numbers per arm"));
+  SketchBandit bandit(static_cast<int>(arms), quota);
+  for (int64_t a = 0; a < arms; ++a) {
+    Arm& arm = bandit.arms_[a];
+    int contest = 0;
+    const absl::string_view* t = &tokens[2 + 4 * a];
+    if (!absl::SimpleAtoi(t[0], &arm.measured) || !absl::SimpleAtoi(t[1], &arm.unused) ||
+        !absl::SimpleAtod(t[2], &arm.best) || !absl::SimpleAtoi(t[3], &contest) || arm.measured < 0 ||
+        arm.unused < 0 || !std::isfinite(arm.best) || arm.best < 0 || (contest != 0 && contest != 1))
+      return absl::DataLossError(absl::StrCat("sketch bandit: arm ", a, " is not 'measured unused best 0|1'"));
+    arm.in_contest = contest == 1;
+  }
+  return bandit;
 }
 
 }  // namespace tuneforge::search

@@ -16,7 +16,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace tuneforge::search {
 
@@ -48,6 +52,12 @@ class SketchBandit {
   // Still in the contest (not halved away, not excluded).
   bool in_contest(int sketch) const { return arms_[sketch].in_contest; }
   int64_t quota() const { return quota_; }
+
+  // "quota arms (measured unused best in_contest)..." on one line, for the
+  // target's learned state (learned_search_state.h); Parse reads it back
+  // (DATA_LOSS when it is not a bandit's).
+  std::string Serialize() const;
+  static absl::StatusOr<SketchBandit> Parse(absl::string_view text);
 
  private:
   struct Arm {

@@ -26,6 +26,9 @@ void CostModels::WarmStart(const std::string& device_key, search::SharedCostMode
       saved.ok() && *saved) {
     (void)model->Load((*saved)->kind, (*saved)->bytes);  // another schema: retrained from records below
   }
+  if (absl::StatusOr<std::optional<std::string>> learned = store_->LoadLearnedSearchState(device_key);
+      learned.ok() && *learned)
+    (void)model->learned().Load(**learned);  // unreadable: learned again
   absl::StatusOr<std::vector<TrainingRecord>> records =
       store_->TrainingRecords(device_key, options_.warm_start_records);
   if (!records.ok()) return;
@@ -64,6 +67,9 @@ absl::Status CostModels::Save(const std::string& device_key) {
     if (it == models_.end()) return absl::OkStatus();
     model = it->second;
   }
+  if (!model->learned().empty())
+    if (absl::Status s = store_->SaveLearnedSearchState(device_key, model->learned().Serialize()); !s.ok())
+      return s;
   if (!model->trained()) return absl::OkStatus();
   absl::StatusOr<std::pair<std::string, std::string>> bytes = model->Serialize();
   if (!bytes.ok()) return bytes.status();

@@ -2,7 +2,8 @@
 // job on that target. A model starts warm when the server has tuned for the
 // target before: the saved model (record store) predicts at once, and the
 // target's stored records are loaded as training data for the next
-// retraining. Saved again after every retraining.
+// retraining. Saved again after every retraining, with what the learned
+// search options learned on the target (search/learned_search_state.h).
 #pragma once
 
 #include <map>
@@ -31,8 +32,9 @@ class CostModels {
 
   // The target's model, created (and warmed from the store) on first use.
   std::shared_ptr<search::SharedCostModel> For(const std::string& device_key);
-  // Saves the target's current model; errors are returned, not fatal (the
-  // model is rebuilt from records after a restart anyway).
+  // Saves the target's current model and learned search state; errors are
+  // returned, not fatal (the model is rebuilt from records after a restart
+  // anyway; the learned state is learned again).
   absl::Status Save(const std::string& device_key);
 
  private:

@@ -72,8 +72,12 @@ void AccountResult(JobRuntime* rt, const MeasuredResult& result) {
   if (rt->job.state == JobState::kQueued) MarkRunning(rt);
   if (result.is_retime()) {  // not a trial; the best is re-read (TakeTotals)
     ++rt->job.retimed;
+    rt->job.measure_total.retime_seconds += (r.compile_ms + result.run_wall_ms) / 1e3;
+    rt->dirty = true;
     return;
   }
+  rt->job.measure_total.compile_seconds += r.compile_ms / 1e3;
+  rt->job.measure_total.run_seconds += result.run_wall_ms / 1e3;
   ++rt->job.trials_done;
   if (!r.ok()) ++rt->job.errors;
   // The fastest correct record, as the store's totals pick it (TakeTotals):

@@ -32,6 +32,8 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
   if (!kind.ok()) return kind.status();
   absl::StatusOr<search::SketchSelection> selection = search::ParseSketchSelection(rt->job.spec.sketch_selection);
   if (!selection.ok()) return selection.status();
+  absl::StatusOr<search::MutationChoice> mutation_choice = search::ParseMutationChoice(rt->job.spec.mutation_choice);
+  if (!mutation_choice.ok()) return mutation_choice.status();
   uint64_t seed = SearchSeed(rt->job);
   const std::string& device_key = rt->job.spec.device_key;
   // A key not of the ARCH-ISA-Nc form (a custom one) tunes with defaults.
@@ -59,8 +61,8 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
     shown.workload = WorkloadLabel(rt->job.spec.workloads[i], rt->workloads[i]);
     shown.weight = rt->tasks[i].weight;
     const int droplet_after = rt->job.spec.droplet_after > 0 ? rt->job.spec.droplet_after : search::kDefaultDropletAfter;
-    rt->policies.push_back(
-        search::MakePolicy(*kind, {rt->workloads[i].dag, hw, model, seed + i, *selection, droplet_after}));
+    rt->policies.push_back(search::MakePolicy(
+        *kind, {rt->workloads[i].dag, hw, model, seed + i, *selection, droplet_after, *mutation_choice}));
     if (i < measured.size()) {
       std::vector<std::vector<schedule::Step>> done;
       for (const std::string& text : measured[i])

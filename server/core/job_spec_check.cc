@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "search/search_policy.h"
+#include "search/mutation_choice/mutation_choice.h"
 #include "search/sketch_selection/sketch_selection.h"
 #include "search/task_scheduler/task_scheduler.h"
 #include "server/core/retiming.h"
@@ -47,6 +48,8 @@ absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec) {
     return Bad(absl::StrCat("spec.policy: ", p.status().message()));
   if (absl::StatusOr<search::SketchSelection> s = search::ParseSketchSelection(spec.sketch_selection); !s.ok())
     return Bad(absl::StrCat("spec.sketch_selection: ", s.status().message()));
+  if (absl::StatusOr<search::MutationChoice> m = search::ParseMutationChoice(spec.mutation_choice); !m.ok())
+    return Bad(absl::StrCat("spec.mutation_choice: ", m.status().message()));
   if (spec.droplet_after < 0)
     return Bad(absl::StrCat("spec.droplet_after must be >= 0 (0: ", search::kDefaultDropletAfter, "), got ",
                             spec.droplet_after));

@@ -37,6 +37,7 @@ struct JobSpec {
   std::vector<double> weights;            // per workload; empty: 1 each
   std::string sketch_selection;           // search::ParseSketchSelection's names; "": uniform
   int droplet_after = 0;                  // policy droplet: Ansor's trials first; 0: kDefaultDropletAfter
+  std::string mutation_choice;            // search::ParseMutationChoice's names; "": fixed
 };
 
 // One workload of a job as its task scheduler sees it.
@@ -63,6 +64,16 @@ struct SearchCost {
   }
 };
 
+// Where a job's measurements spent their time, summed over candidates as
+// the workers saw it: compiling (each build's wall time; a worker builds a
+// lease's candidates on several threads at once), running (warm-up, timed
+// repeats and the correctness check) and re-timing the best programs.
+struct MeasureCost {
+  double compile_seconds = 0;
+  double run_seconds = 0;
+  double retime_seconds = 0;  // compile and run of re-timings (not trials)
+};
+
 struct Job {
   std::string id;
   JobSpec spec;
@@ -80,6 +91,7 @@ struct Job {
   int retimed = 0;                  // re-timings done (not trials)
   SearchCost search_total;
   SearchCost search_last_round;
+  MeasureCost measure_total;
   // The job ended done without one correct candidate: there is no best.
   bool no_candidate_succeeded = false;
   std::vector<TaskProgress> tasks;  // per workload, in spec order

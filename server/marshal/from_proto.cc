@@ -34,11 +34,16 @@ JobSpec FromProto(const v1::JobSpec& spec) {
   s.weights.assign(spec.weights().begin(), spec.weights().end());
   s.sketch_selection = spec.sketch_selection();
   s.droplet_after = spec.droplet_after();
+  s.mutation_choice = spec.mutation_choice();
   return s;
 }
 
 SearchCost FromProto(const v1::SearchCost& cost) {
   return {cost.propose_seconds(), cost.learn_seconds(), cost.programs_scored()};
+}
+
+MeasureCost FromProto(const v1::MeasureCost& cost) {
+  return {cost.compile_seconds(), cost.run_seconds(), cost.retime_seconds()};
 }
 
 Job FromProto(const v1::Job& job) {
@@ -59,6 +64,7 @@ Job FromProto(const v1::Job& job) {
   j.retimed = job.retimed();
   j.search_total = FromProto(job.search_total());
   j.search_last_round = FromProto(job.search_last_round());
+  j.measure_total = FromProto(job.measure_total());
   j.no_candidate_succeeded = job.no_candidate_succeeded();
   for (const v1::TaskProgress& t : job.tasks())
     j.tasks.push_back({t.workload_key(), t.workload(), t.trials(), t.best_seconds(), t.weight()});

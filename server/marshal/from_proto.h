@@ -20,6 +20,7 @@ JobState FromProto(v1::JobState state);
 // Measure options the submitter left 0 take MeasureOptions' defaults.
 JobSpec FromProto(const v1::JobSpec& spec);
 SearchCost FromProto(const v1::SearchCost& cost);
+MeasureCost FromProto(const v1::MeasureCost& cost);
 Job FromProto(const v1::Job& job);
 DeviceInfo FromProto(const v1::DeviceInfo& device);
 // Errors: a schedule that does not read ("schedule: ...").

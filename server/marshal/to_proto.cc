@@ -34,6 +34,7 @@ v1::JobSpec ToProto(const JobSpec& spec) {
   p.mutable_weights()->Assign(spec.weights.begin(), spec.weights.end());
   p.set_sketch_selection(spec.sketch_selection);
   p.set_droplet_after(spec.droplet_after);
+  p.set_mutation_choice(spec.mutation_choice);
   return p;
 }
 
@@ -42,6 +43,14 @@ v1::SearchCost ToProto(const SearchCost& cost) {
   p.set_propose_seconds(cost.propose_seconds);
   p.set_learn_seconds(cost.learn_seconds);
   p.set_programs_scored(cost.programs_scored);
+  return p;
+}
+
+v1::MeasureCost ToProto(const MeasureCost& cost) {
+  v1::MeasureCost p;
+  p.set_compile_seconds(cost.compile_seconds);
+  p.set_run_seconds(cost.run_seconds);
+  p.set_retime_seconds(cost.retime_seconds);
   return p;
 }
 
@@ -63,6 +72,7 @@ v1::Job ToProto(const Job& job) {
   p.set_retimed(job.retimed);
   *p.mutable_search_total() = ToProto(job.search_total);
   *p.mutable_search_last_round() = ToProto(job.search_last_round);
+  *p.mutable_measure_total() = ToProto(job.measure_total);
   p.set_no_candidate_succeeded(job.no_candidate_succeeded);
   for (const TaskProgress& t : job.tasks) {
     v1::TaskProgress* task = p.add_tasks();

@@ -19,6 +19,7 @@ v1::Workload ToProto(const WorkloadSource& workload);
 v1::JobState ToProto(JobState state);
 v1::JobSpec ToProto(const JobSpec& spec);
 v1::SearchCost ToProto(const SearchCost& cost);
+v1::MeasureCost ToProto(const MeasureCost& cost);
 v1::Job ToProto(const Job& job);
 v1::JobProgress ToProto(const JobProgress& progress);
 v1::DeviceInfo ToProto(const DeviceInfo& device);

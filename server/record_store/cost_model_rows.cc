@@ -48,6 +48,37 @@ absl::StatusOr<std::optional<StoredCostModel>> ReadCostModel(sqlite::Connection&
   return std::optional<StoredCostModel>(std::move(model));
 }
 
+absl::Status CheckLearnedSearchState(const std::string& device_key, const std::string& bytes) {
+  if (device_key.empty())
+    return absl::InvalidArgumentError("learned search state: the device key is empty; it is saved per device");
+  if (bytes.empty())
+    return absl::InvalidArgumentError(absl::StrCat("learned search state of device '", device_key,
+                                                   "': the bytes are empty; pass LearnedSearchState::Serialize()"));
+  return absl::OkStatus();
+}
+
+absl::Status UpsertLearnedSearchState(sqlite::Connection& db, const std::string& device_key, const std::string& bytes,
+                                      int64_t now_ms) {
+  absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
+      "INSERT INTO learned_search_states (device_key, bytes, updated_unix_ms) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (device_key) DO UPDATE SET bytes = excluded.bytes, updated_unix_ms = excluded.updated_unix_ms");
+  if (!stmt.ok()) return stmt.status();
+  stmt->BindText(1, device_key).BindBlob(2, bytes).Bind(3, now_ms);
+  return stmt->Run();
+}
+
+absl::StatusOr<std::optional<std::string>> ReadLearnedSearchState(sqlite::Connection& db,
+                                                                 const std::string& device_key) {
+  absl::StatusOr<sqlite::Statement> stmt =
+      db.Prepare("SELECT bytes FROM learned_search_states WHERE device_key = ?1");
+  if (!stmt.ok()) return stmt.status();
+  stmt->BindText(1, device_key);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<std::string>();
+  return std::optional<std::string>(stmt->Blob(0));
+}
+
 std::string TrainingRecordsSql() {
   return "SELECT id, workload_key, workload, schedule_json, error_kind, median_seconds, created_unix_ms "
          "FROM records WHERE device_key = ?1 ORDER BY id DESC LIMIT ?2";

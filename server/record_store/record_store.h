@@ -88,6 +88,7 @@ struct JobTotals {
 struct MeasuredResult {
   Record record;
   std::string retime_of;  // "" for a new record
+  double run_wall_ms = 0;  // the worker's run phase (not stored; the job's measure cost)
 
   bool is_retime() const { return !retime_of.empty(); }
 };
@@ -171,6 +172,10 @@ class RecordStore {
   // empty device key, kind or bytes, or a negative record count.
   virtual absl::Status SaveCostModel(const std::string& device_key, const std::string& kind,
                                      const std::string& bytes, int64_t trained_on_records) = 0;
+  // Inserts or replaces what the device's learned search options learned
+  // (search::LearnedSearchState's bytes). INVALID_ARGUMENT for an empty
+  // device key or bytes.
+  virtual absl::Status SaveLearnedSearchState(const std::string& device_key, const std::string& bytes) = 0;
 
   // ---- Reads ------------------------------------------------------------------
   // The fastest correct record for the workload on the device ("" = any
@@ -191,6 +196,8 @@ class RecordStore {
   virtual absl::StatusOr<std::vector<DeviceRow>> LoadDevices() = 0;  // by device key
   // The device's saved cost model; nullopt when none was saved.
   virtual absl::StatusOr<std::optional<StoredCostModel>> LoadCostModel(const std::string& device_key) = 0;
+  // The device's saved learned search state; nullopt when none was saved.
+  virtual absl::StatusOr<std::optional<std::string>> LoadLearnedSearchState(const std::string& device_key) = 0;
   // Records of the device, correct and failed ones, newest first (by id),
   // at most `limit` (<= 0: all): what a search retrains its cost model on
   // when it starts. One indexed query (records_by_device).

@@ -102,6 +102,17 @@ Migration TimingsMigration() {
   return {4, "timing sessions per record", {"ALTER TABLE records ADD COLUMN timings INTEGER NOT NULL DEFAULT 1"}};
 }
 
+// Version 5: what the learned search options learned per device (the
+// mutation predictor, the sketch bandits), saved beside its cost model.
+Migration LearnedSearchStateMigration() {
+  return {5,
+          "learned search state per device",
+          {R"(CREATE TABLE learned_search_states (
+                device_key TEXT PRIMARY KEY,
+                bytes BLOB NOT NULL,                 -- search::LearnedSearchState::Serialize()
+                updated_unix_ms INTEGER NOT NULL))"}};
+}
+
 absl::Status Refuse(const sqlite::Connection& db, const std::string& why) {
   return absl::FailedPreconditionError(absl::StrCat("record store ", db.path(), ": ", why));
 }
@@ -148,7 +159,8 @@ absl::Status Migrate(sqlite::Connection& db, int64_t from_version) {
 
 const std::vector<Migration>& Migrations() {
   static const std::vector<Migration> kMigrations = {TablesMigration(), BestIndexesMigration(),
-                                                     CostModelsMigration(), TimingsMigration()};
+                                                     CostModelsMigration(), TimingsMigration(),
+                                                     LearnedSearchStateMigration()};
   return kMigrations;
 }
 

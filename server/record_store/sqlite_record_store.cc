@@ -117,6 +117,12 @@ class SqliteRecordStore final : public RecordStore {
         [&](Connection& db) { return UpsertCostModel(db, device_key, kind, bytes, trained_on_records, now); });
   }
 
+  absl::Status SaveLearnedSearchState(const std::string& device_key, const std::string& bytes) override {
+    if (absl::Status s = CheckLearnedSearchState(device_key, bytes); !s.ok()) return InStore(path_, s);
+    const int64_t now = NowUnixMs();
+    return writer_.Run([&](Connection& db) { return UpsertLearnedSearchState(db, device_key, bytes, now); });
+  }
+
   absl::StatusOr<std::optional<Record>> Best(const std::string& workload_key,
                                                  const std::string& device_key) override {
     if (workload_key.empty())
@@ -159,6 +165,10 @@ class SqliteRecordStore final : public RecordStore {
 
   absl::StatusOr<std::optional<StoredCostModel>> LoadCostModel(const std::string& device_key) override {
     return WithReader([&](Connection& db) { return ReadCostModel(db, device_key); });
+  }
+
+  absl::StatusOr<std::optional<std::string>> LoadLearnedSearchState(const std::string& device_key) override {
+    return WithReader([&](Connection& db) { return ReadLearnedSearchState(db, device_key); });
   }
 
   absl::StatusOr<std::vector<TrainingRecord>> TrainingRecords(const std::string& device_key, int limit) override {

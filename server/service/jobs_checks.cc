@@ -23,6 +23,7 @@ absl::Status CheckSubmitJob(const v1::SubmitJobRequest& request) {
   TF_RETURN_IF_ERROR(CheckDeviceKey("spec.device_key", spec.device_key(), /*required=*/true));
   TF_RETURN_IF_ERROR(CheckText("spec.policy", spec.policy(), limits::kMaxNameLength));
   TF_RETURN_IF_ERROR(CheckText("spec.sketch_selection", spec.sketch_selection(), limits::kMaxNameLength));
+  TF_RETURN_IF_ERROR(CheckText("spec.mutation_choice", spec.mutation_choice(), limits::kMaxNameLength));
   return CheckText("spec.name", spec.name(), limits::kMaxNameLength);
 }
 

@@ -250,14 +250,17 @@ TEST_F(ClusterCliTest, SeveralWorkloadsShowTheirOwnProgress) {
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("2 weights for 1 workloads"));
 }
 
-// Learned sketch selection is a job option: the job runs with it to the end
-// and says so; a wrong name, or one for random search, is refused.
+// Learned sketch selection and learned mutation choice are job options: the
+// job runs with them to the end and says so; a wrong name, or one for
+// random search, is refused.
 TEST_F(ClusterCliTest, AJobCanSpreadItsRoundsOverSketchesByTheBandit) {
   ASSERT_TRUE(c().StartWorker().ok());
-  CliResult r = c().RunCliOnServer(
-      With({"submit", kWorkload, "--trials", "12", "--batch", "4", "--sketch-selection", "learned"}, kQuickMeasure));
+  CliResult r = c().RunCliOnServer(With({"submit", kWorkload, "--trials", "12", "--batch", "4", "--sketch-selection",
+                                         "learned", "--mutation-choice", "learned"},
+                                        kQuickMeasure));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.json["sketch_selection"], "learned");
+  EXPECT_EQ(r.json["mutation_choice"], "learned");
   absl::StatusOr<v1::Job> done = c().WaitForJobEnd(r.json["job"], absl::Seconds(120));
   ASSERT_TRUE(done.ok()) << done.status();
   ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
@@ -272,6 +275,14 @@ TEST_F(ClusterCliTest, AJobCanSpreadItsRoundsOverSketchesByTheBandit) {
       {"submit", kWorkload, "--trials", "4", "--policy", "random", "--sketch-selection", "learned"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("--policy ansor"));
+  bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--mutation-choice", "bandit"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("known: fixed (Ansor's weights, the default), learned"));
+  bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--policy", "random", "--mutation-choice", "learned"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("random search mutates nothing"));
+  CliResult plain = c().RunCliOnServer({"status", r.json["job"].get<std::string>()});
+  EXPECT_EQ(plain.json["mutation_choice"], "learned");
 }
 
 // Droplet: Ansor's search for the first trials, then coordinate descent

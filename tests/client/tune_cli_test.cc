@@ -60,6 +60,13 @@ TEST(TuneCliTest, TinyTuneGivesACorrectBestAndEveryJsonField) {
   EXPECT_GT(j["search"]["learn_s"].get<double>(), 0);
   EXPECT_GT(j["search"]["programs_scored"].get<int64_t>(), 0);
   EXPECT_THAT(r.err, ContainsRegex("\\| search [0-9.]+ s \\([0-9]+ programs scored\\)"));
+  // The worker's side: every candidate was built and run, and the winner
+  // re-timed (on by default); none of it longer than the whole tuning.
+  ASSERT_TRUE(j["measure"].is_object()) << r.out;
+  EXPECT_GT(j["measure"]["compile_s"].get<double>(), 0);
+  EXPECT_GT(j["measure"]["run_s"].get<double>(), 0);
+  EXPECT_GT(j["measure"]["retime_s"].get<double>(), 0);
+  EXPECT_LT(j["measure"]["run_s"].get<double>() + j["measure"]["retime_s"].get<double>(), j["wall_s"].get<double>());
   // Progress went to stderr, one line per round.
   EXPECT_THAT(r.err, HasSubstr("round 1: 4/8 trials"));
   EXPECT_THAT(r.err, HasSubstr("round 2: 8/8 trials"));

@@ -50,6 +50,23 @@ TEST(TimeKernelTest, NumberGrowsUntilARepeatLastsMinRepeatMs) {
   EXPECT_GE(r.timed_ms, 60);
 }
 
+// The calibration pass that lasted min_repeat_ms is the first repeat, not
+// thrown away: a kernel slower than min_repeat_ms runs once per repeat.
+TEST(TimeKernelTest, TheCalibrationPassThatLastedIsTheFirstRepeat) {
+  FakeKernel k;
+  k.micros = 12000;  // 12 ms a run, min_repeat_ms 10: one run per repeat
+  TimingResult r =
+      TimeKernel([&] { return k(); }, {.number = 1, .repeat = 3, .min_repeat_ms = 10}, nullptr);
+  EXPECT_EQ(r.number, 1);
+  ASSERT_EQ(r.repeat_seconds.size(), 3u);
+  EXPECT_EQ(k.calls, 3);
+  for (double s : r.repeat_seconds) EXPECT_GE(s, 0.012);
+  // Without min_repeat_ms there is no calibration: exactly repeat x number runs.
+  FakeKernel plain;
+  TimeKernel([&] { return plain(); }, {.number = 2, .repeat = 3, .min_repeat_ms = 0}, nullptr);
+  EXPECT_EQ(plain.calls, 6);
+}
+
 TEST(TimeKernelTest, NonZeroReturnStopsTiming) {
   FakeKernel k;
   k.code = 1;

@@ -1,13 +1,16 @@
 // kill -9 the server mid-job and start it again on the same database: the
 // job resumes and completes; every record stored before the kill is still
-// there and none is stored twice.
+// there and none is stored twice. A clean restart keeps finished jobs and
+// what the learned search options learned.
 #include <signal.h>
 
+#include <iostream>
 #include <map>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "search/learned_search_state.h"
 #include "server/marshal/to_proto.h"
 #include "server/record_store/record_store.h"
 #include "tests/service/harness.h"
@@ -109,6 +112,77 @@ TEST(ServerRestartTest, FinishedJobAndItsBestSurviveACleanRestart) {
   absl::StatusOr<std::vector<v1::Record>> records = c.JobRecords(job->id());
   ASSERT_TRUE(records.ok()) << records.status();
   EXPECT_EQ(records->size(), 4u);
+}
+
+struct LearnedCounts {
+  int64_t bandit_measured = 0;     // the workload's sketch contest: programs measured
+  int64_t mutation_outcomes = 0;   // what the predictor was taught
+};
+
+// What the device's learned search state counts, read from the database
+// while no server runs.
+absl::StatusOr<LearnedCounts> LearnedCountsInDatabase(const std::string& db_path, const std::string& workload_key) {
+  absl::StatusOr<std::unique_ptr<server::RecordStore>> store = server::RecordStore::Open(db_path);
+  if (!store.ok()) return store.status();
+  absl::StatusOr<std::optional<std::string>> bytes = (*store)->LoadLearnedSearchState(kTestDeviceKey);
+  if (!bytes.ok()) return bytes.status();
+  if (!*bytes) return absl::NotFoundError("no learned search state saved for the device");
+  search::LearnedSearchState state;
+  if (absl::Status s = state.Load(**bytes); !s.ok()) return s;
+  LearnedCounts counts;
+  if (std::optional<search::SketchBandit> bandit = state.bandit(workload_key))
+    for (int k = 0; k < bandit->num_sketches(); ++k) counts.bandit_measured += bandit->measured(k);
+  search::MutationPredictor predictor = state.mutation_predictor();
+  for (int k = 0; k < search::kNumMutationKinds; ++k)
+    counts.mutation_outcomes += predictor.outcomes(static_cast<search::MutationKind>(k));
+  return counts;
+}
+
+// Both learned options keep what they learned across a server restart: the
+// second server's job adds to the first one's sketch contest and mutation
+// predictor rather than starting them over.
+TEST(ServerRestartTest, TheLearnedSearchOptionsGoOnFromTheirStateAfterARestart) {
+  absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  Cluster& c = **cluster;
+  ASSERT_TRUE(c.StartWorker().ok());
+  auto learned_job = [](int trials) {
+    v1::JobSpec spec = SmallJob("matmul:M=32,N=32,K=32", trials, 8);
+    spec.set_sketch_selection("learned");
+    spec.set_mutation_choice("learned");
+    return spec;
+  };
+  absl::StatusOr<v1::Job> job = c.Submit(learned_job(40));
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<v1::Job> done = c.WaitForJobEnd(job->id(), absl::Seconds(120));
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
+  absl::StatusOr<std::vector<v1::Record>> records = c.JobRecords(job->id());
+  ASSERT_TRUE(records.ok() && !records->empty()) << records.status();
+  const std::string workload_key = records->front().workload_key();
+
+  c.StopServer(SIGTERM);
+  absl::StatusOr<LearnedCounts> first = LearnedCountsInDatabase(c.db_path(), workload_key);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const LearnedCounts before = *first;
+  EXPECT_GE(before.bandit_measured, 32);  // the first round is random samples of the sketches too
+  EXPECT_GT(before.mutation_outcomes, 0);
+
+  ASSERT_TRUE(c.StartServer().ok());
+  absl::StatusOr<v1::Job> second = c.Submit(learned_job(8));
+  ASSERT_TRUE(second.ok()) << second.status();
+  done = c.WaitForJobEnd(second->id(), absl::Seconds(120));
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
+  c.StopServer(SIGTERM);
+  absl::StatusOr<LearnedCounts> after = LearnedCountsInDatabase(c.db_path(), workload_key);
+  ASSERT_TRUE(after.ok()) << after.status();
+  const LearnedCounts now = *after;
+  // Started over, the 8-trial job could not have counted past the first's.
+  EXPECT_GT(now.bandit_measured, before.bandit_measured);
+  EXPECT_GT(now.mutation_outcomes, before.mutation_outcomes);
+  std::cout << "bandit measured " << before.bandit_measured << " -> " << now.bandit_measured
+            << "; mutation outcomes " << before.mutation_outcomes << " -> " << now.mutation_outcomes << "\n";
 }
 
 }  // namespace

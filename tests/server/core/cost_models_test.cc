@@ -12,6 +12,8 @@
 #include "common/te/workload.h"
 #include "search/annotation/annotation.h"
 #include "search/features/features.h"
+#include "search/mutation_choice/mutation_predictor.h"
+#include "search/sketch_selection/sketch_bandit.h"
 #include "search/sketch_generation.h"
 
 namespace tuneforge::server {
@@ -102,6 +104,45 @@ TEST_F(CostModelsTest, StoredRecordsOfTheTargetBecomeTrainingData) {
   EXPECT_FALSE(model->trained());        // until the first results of a job retrain it
   ASSERT_TRUE(model->AddMeasured(workload_.dag->workload_key(), {}).ok());
   EXPECT_TRUE(model->trained());
+}
+
+// What the learned search options learned (the mutation predictor, each
+// workload's sketch contest) is saved with the model; a new server on the
+// reopened database file starts from it; damaged saved bytes are dropped
+// and learned again, not fatal.
+TEST_F(CostModelsTest, TheLearnedSearchStateSurvivesARestart) {
+  std::string saved;
+  {
+    CostModels first(store_.get());
+    std::shared_ptr<search::SharedCostModel> model = first.For(kDevice);
+    std::vector<search::MutationOutcome> outcomes;
+    for (size_t i = 0; i < states_.size(); ++i)
+      outcomes.push_back({search::FeatureSummary(*search::ExtractFeatures(states_[i])),
+                          static_cast<search::MutationKind>(i % search::kNumMutationKinds), i % 3 == 0});
+    model->learned().LearnMutations(outcomes);
+    search::SketchBandit bandit(2, 4);
+    for (int i = 0; i < 4; ++i) bandit.Record(0, 5e9), bandit.Record(1, 1e9);
+    bandit.Allocate(4);  // sketch 1 is out
+    model->learned().SaveBandit(workload_.dag->workload_key(), bandit);
+    ASSERT_TRUE(first.Save(kDevice).ok());  // no trained model yet: the learned state alone
+    saved = model->learned().Serialize();
+  }
+  store_.reset();
+  store_ = *RecordStore::Open((dir_ / "t.db").string());  // the file, opened again
+  CostModels restarted(store_.get());
+  std::shared_ptr<search::SharedCostModel> warm = restarted.For(kDevice);
+  EXPECT_EQ(warm->learned().Serialize(), saved);
+  std::optional<search::SketchBandit> bandit = warm->learned().bandit(workload_.dag->workload_key());
+  ASSERT_TRUE(bandit.has_value());
+  EXPECT_FALSE(bandit->in_contest(1));
+  EXPECT_EQ(warm->learned().mutation_predictor().outcomes(search::MutationKind::kParallel), 6);
+  EXPECT_TRUE(restarted.For("aarch64-neon-4c")->learned().empty());  // another target: nothing
+
+  ASSERT_TRUE(store_->SaveLearnedSearchState(kDevice, "tfls 1\nbandit only-a-key\n").ok());
+  CostModels after_damage(store_.get());
+  EXPECT_TRUE(after_damage.For(kDevice)->learned().empty());
+  EXPECT_EQ(store_->SaveLearnedSearchState("", "x").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->SaveLearnedSearchState(kDevice, "").code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
