@@ -47,6 +47,7 @@ struct RunSpec {
   std::vector<ArgSpec> args;
   MeasureOptions options;
   double time_budget_s = 0;
+  double slow_above_s = 0;  // RunRequest.slow_above_s
 };
 
 MeasureOptions ResolvedOptions(const v1::MeasureOptions& proto) {
@@ -77,7 +78,8 @@ class RunnerService {
   MeasureResult HandleUnguarded(const runner::RunRequest& request) {
     absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(request.args());
     if (!args.ok()) return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(args.status().message()));
-    const RunSpec spec{*std::move(args), ResolvedOptions(request.measure()), request.time_budget_s()};
+    const RunSpec spec{*std::move(args), ResolvedOptions(request.measure()), request.time_budget_s(),
+                       request.slow_above_s()};
     SetThreads(spec.options.threads);
     if (absl::Status s = CheckArgs(spec.args); !s.ok())
       return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(s.message()));
@@ -212,9 +214,10 @@ class RunnerService {
   void Time(const codegen::LoadedKernel& kernel, WorkloadBuffers& w, codegen::PackedConstants& packed,
             const RunSpec& spec, double check_s, MeasureResult& reply) {
     int repeat = RepeatsWithinBudget(spec, check_s);
-    if (repeat == 0) {
-      // Too slow to time within the deadline: its one (checked) run is the
-      // measurement, enough to rank it far behind the fast ones.
+    if (repeat == 0 || (spec.slow_above_s > 0 && check_s > spec.slow_above_s)) {
+      // Too slow to time within the deadline, or far slower than the job's
+      // best: its one (checked) run is the measurement, enough to rank it
+      // far behind the fast ones.
       reply.number = 1;
       reply.repeat_seconds = {check_s};
       reply.median_seconds = check_s;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
 #include "bench/peer_process.h"
@@ -179,6 +180,18 @@ double BestBy(const std::vector<Point>& curve, int trials) {
   return best;
 }
 
+// The first point of the curve at or above `gflops`; nullopt when none is.
+std::optional<Point> FirstReaching(const std::vector<Point>& curve, double gflops) {
+  for (const Point& p : curve)
+    if (p.gflops >= gflops) return p;
+  return std::nullopt;
+}
+
+std::string Reach(const std::vector<Point>& curve, double gflops) {
+  std::optional<Point> p = FirstReaching(curve, gflops);
+  return p ? absl::StrFormat("trial %d (%.0f s)", p->trials, p->seconds) : "not reached";
+}
+
 // Best GFLOPS reached `seconds` into the tuning.
 double BestAt(const std::vector<Point>& curve, double seconds) {
   double best = 0;
@@ -227,6 +240,7 @@ int RunTuningCurves(const TuningOptions& o) {
       std::printf("\n%s (%s), %d threads, before tuning: OpenBLAS %s GFLOPS, oneDNN %s GFLOPS\n",
                   w.name.c_str(), w.spec.c_str(), o.threads, Cell(openblas).c_str(), Cell(onednn).c_str());
     Json row{{"workload", w.name}, {"spec", w.spec}, {"threads", o.threads}};
+    std::vector<std::pair<std::string, std::vector<Point>>> curves;  // per policy, for the reach summary
     for (const std::string& policy : o.policies) {
       std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                   absl::StrCat("tf_curve_", getpid(), "_", policy);
@@ -234,6 +248,7 @@ int RunTuningCurves(const TuningOptions& o) {
       std::filesystem::create_directories(dir);
       std::string error;
       std::vector<Point> curve = Tune(o, dir, w.spec, policy, &error);
+      curves.emplace_back(policy, curve);
       // The winner and the peers timed again side by side after the tuning;
       // each peer's figure is the better of its timings before and after.
       std::optional<TimeSplit> time_split = ReadTimeSplit(dir);
@@ -262,7 +277,7 @@ int RunTuningCurves(const TuningOptions& o) {
             {"compile_p99_ms", time_split->compile_p99_ms}};
       if (o.json) continue;
       std::printf("  %-7s trials", policy.c_str());
-      for (int t : {64, 128, 256, 512, 1000})
+      for (int t : {64, 128, 256, 300, 512, 1000, 2000})
         if (t <= o.trials) std::printf("  @%-4d %6.1f", t, BestBy(curve, t));
       std::printf("\n  %-7s time  ", "");
       for (int t : {60, 300, 600, 1200, 2400})
@@ -276,6 +291,28 @@ int RunTuningCurves(const TuningOptions& o) {
       if (time_split) std::printf("  %-7s %s\n", "", TimeSplitLine(*time_split).c_str());
       if (!error.empty()) std::printf("    error: %s\n", error.c_str());
       std::fflush(stdout);
+    }
+    // How soon each policy reached the baseline's best (ansor's when it ran,
+    // else the first policy's) at 1,000 trials (or the budget).
+    if (curves.size() > 1) {
+      auto base = std::find_if(curves.begin(), curves.end(), [](const auto& c) { return c.first == "ansor"; });
+      if (base == curves.end()) base = curves.begin();
+      const int at = std::min(1000, o.trials);
+      const double target = BestBy(base->second, at);
+      if (!o.json)
+        std::printf("  reaching %s's best at %d trials (%.1f GFLOPS):\n", base->first.c_str(), at, target);
+      Json reach = Json::object();
+      for (const auto& [policy, curve] : curves) {
+        std::optional<Point> p95 = FirstReaching(curve, 0.95 * target), p100 = FirstReaching(curve, target);
+        reach[policy] = {{"trials_to_95", p95 ? Json(p95->trials) : Json()},
+                         {"seconds_to_95", p95 ? Json(p95->seconds) : Json()},
+                         {"trials_to_100", p100 ? Json(p100->trials) : Json()},
+                         {"seconds_to_100", p100 ? Json(p100->seconds) : Json()}};
+        if (!o.json)
+          std::printf("    %-40s 95%%: %-22s 100%%: %s\n", policy.c_str(), Reach(curve, 0.95 * target).c_str(),
+                      Reach(curve, target).c_str());
+      }
+      row["reach"] = {{"baseline", base->first}, {"trials", at}, {"best_gflops", target}, {"policies", reach}};
     }
     if (openblas) row["openblas_gflops"] = *openblas;
     if (onednn) row["onednn_gflops"] = *onednn;

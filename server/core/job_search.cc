@@ -9,6 +9,7 @@
 #include "search/task_scheduler/task_scheduler.h"
 #include "server/core/job_ids.h"
 #include "server/core/retiming.h"
+#include "server/core/service_constants.h"
 #include "server/core/workload_cache.h"
 
 namespace tuneforge::server {
@@ -119,6 +120,7 @@ std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
       if (!s.ok()) continue;
       TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
       row.task.retime_of = r.task_id;  // not a trial: it explores nothing
+      row.task.slow_above_seconds = 0;  // a leader: timed in full
       rt->retime_issued.insert(r.task_id);
       tasks.push_back(std::move(row));
     }
@@ -156,6 +158,8 @@ TaskRow JobSearch::MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> s
   t.workload_key = row.workload_key;
   t.schedule = schedule::Schedule{schedule::kScheduleVersion, wl.spec, row.workload_key, std::move(steps)};
   t.measure = rt->job.spec.measure;
+  // Far slower than the workload's best so far: one checked run ranks it.
+  if (rt->tasks[w].best_seconds > 0) t.slow_above_seconds = kSlowCandidateFactor * rt->tasks[w].best_seconds;
   return row;
 }
 

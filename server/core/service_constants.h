@@ -48,6 +48,13 @@ inline constexpr double kMaxWorkloadWeight = 1e6;
 // (spec retime_top 0), at most kMaxRetimeTop.
 inline constexpr int kDefaultRetimeTop = 3;
 inline constexpr int kMaxRetimeTop = 64;
+// A candidate whose checked run takes more than this many times the
+// workload's best so far is timed by that run alone (no calibration, no
+// repeats): ranking it far behind needs no precision, and such candidates
+// took most of a tuning's run time (a matmul 1024^3 tuning: 231 of 364 s of
+// timing went to programs over 4x slower than the best). Cold check runs of
+// near-best programs stay well inside 3x.
+inline constexpr double kSlowCandidateFactor = 3;
 // How often the search thread looks for jobs whose round is measured.
 inline constexpr int kSearchPollMs = 100;
 

@@ -136,5 +136,32 @@ TEST(MeasurerTimingTest, RunnerRespectsTimingOptions) {
   EXPECT_GT(r.run_wall_ms - r.timed_ms, 0);
 }
 
+// A candidate slower than the job's cut-off is timed by its checked run
+// alone; below the cut-off (or without one) it is timed in full.
+TEST(MeasurerTimingTest, ACandidateFarBehindTheBestIsTimedByItsCheckedRunAlone) {
+  testing::ElementwiseWorkload w;
+  BuiltKernel k = w.Build(w.Correct());
+  MeasureOptions options;
+  options.number = 1;
+  options.repeat = 3;
+  options.min_repeat_ms = 10;
+  options.threads = 1;
+  auto m = Measurer::Create(codegen::Target::Host(), options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  MeasureResult slow = (*m)->MeasureBuilt(*w.dag(), k, {k}, /*slow_above_s=*/1e-12)[0];
+  ASSERT_TRUE(slow.ok()) << slow.error;
+  EXPECT_EQ(slow.number, 1);
+  ASSERT_EQ(slow.repeat_seconds.size(), 1u);
+  EXPECT_EQ(slow.median_seconds, slow.repeat_seconds[0]);
+  EXPECT_LT(slow.timed_ms, 5);  // no 10 ms calibration, no repeats
+
+  MeasureResult fast = (*m)->MeasureBuilt(*w.dag(), k, {k}, /*slow_above_s=*/10)[0];
+  ASSERT_TRUE(fast.ok()) << fast.error;
+  EXPECT_EQ(fast.repeat_seconds.size(), 3u);
+  EXPECT_GT(fast.number, 1);
+  MeasureResult plain = (*m)->MeasureBuilt(*w.dag(), k, {k})[0];
+  EXPECT_EQ(plain.repeat_seconds.size(), 3u);
+}
+
 }  // namespace
 }  // namespace tuneforge::measure

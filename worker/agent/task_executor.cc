@@ -170,7 +170,9 @@ v1::MeasureResult TaskExecutor::Time(const v1::MeasureTask& task, const Prepared
                        absl::StrCat("cannot measure with the task's options: ",
                                     measurer.status().message()));
   measure::MeasureResult result =
-      (*measurer)->MeasureBuilt(*prepared.workload->dag, *prepared.reference, {prepared.candidate})
+      (*measurer)
+          ->MeasureBuilt(*prepared.workload->dag, *prepared.reference, {prepared.candidate},
+                         task.slow_above_seconds())
           .front();
   return measure::MeasureResultToProto(result, task.task_id());
 }
