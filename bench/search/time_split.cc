@@ -11,16 +11,15 @@ namespace tuneforge::bench {
 std::optional<TimeSplit> SplitTuningTime(const nlohmann::ordered_json& result, const std::string& db_path,
                                          int build_threads) {
   if (!result.is_object() || !result.contains("search") || !result.contains("measure")) return std::nullopt;
+  const double trials = std::max(1, result.value("trials", 0));
   TimeSplit split;
-  split.trials = result.value("trials", 0);
-  split.wall_s = result.value("wall_s", 0.0);
-  split.propose_s = result["search"].value("propose_s", 0.0);
-  split.learn_s = result["search"].value("learn_s", 0.0);
-  split.compile_s = result["measure"].value("compile_s", 0.0);
-  split.run_s = result["measure"].value("run_s", 0.0);
-  split.retime_s = result["measure"].value("retime_s", 0.0);
-  split.compile_wall_s = split.compile_s / std::max(1, build_threads);
-  split.other_s = split.wall_s - split.propose_s - split.learn_s - split.compile_wall_s - split.run_s - split.retime_s;
+  split.wall_s = result.value("wall_s", 0.0) / trials;
+  split.propose_s = result["search"].value("propose_s", 0.0) / trials;
+  split.learn_s = result["search"].value("learn_s", 0.0) / trials;
+  split.compile_s = result["measure"].value("compile_s", 0.0) / std::max(1, build_threads) / trials;
+  split.run_s = result["measure"].value("run_s", 0.0) / trials;
+  split.retime_s = result["measure"].value("retime_s", 0.0) / trials;
+  split.other_s = split.wall_s - split.propose_s - split.learn_s - split.compile_s - split.run_s - split.retime_s;
 
   absl::StatusOr<std::unique_ptr<server::RecordStore>> store = server::RecordStore::Open(db_path);
   if (!store.ok()) return std::nullopt;
@@ -40,12 +39,11 @@ std::optional<TimeSplit> SplitTuningTime(const nlohmann::ordered_json& result, c
 }
 
 std::string TimeSplitLine(const TimeSplit& s) {
-  const double n = std::max(1, s.trials);
   return absl::StrFormat(
       "%.3f s/trial: propose %.3f, learn %.3f, compile %.3f (p50 %.0f ms, p99 %.0f ms), run %.3f, re-time %.3f, "
       "other %.3f",
-      s.wall_s / n, s.propose_s / n, s.learn_s / n, s.compile_wall_s / n, s.compile_p50_ms, s.compile_p99_ms,
-      s.run_s / n, s.retime_s / n, s.other_s / n);
+      s.wall_s, s.propose_s, s.learn_s, s.compile_s, s.compile_p50_ms, s.compile_p99_ms, s.run_s, s.retime_s,
+      s.other_s);
 }
 
 }  // namespace tuneforge::bench

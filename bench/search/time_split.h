@@ -12,16 +12,15 @@
 
 namespace tuneforge::bench {
 
+// Seconds per trial, except the compile percentiles (per candidate).
 struct TimeSplit {
-  int trials = 0;
   double wall_s = 0;
   double propose_s = 0;
   double learn_s = 0;
-  double compile_s = 0;       // summed over candidates
-  double compile_wall_s = 0;  // compile_s over the worker's parallel builds (its cores)
+  double compile_s = 0;  // build times summed, over the worker's parallel builds (its cores)
   double run_s = 0;
   double retime_s = 0;
-  double other_s = 0;         // wall minus all of the above (compile as wall)
+  double other_s = 0;    // wall minus all of the above
   double compile_p50_ms = 0;
   double compile_p99_ms = 0;
 };

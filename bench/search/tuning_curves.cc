@@ -266,13 +266,13 @@ int RunTuningCurves(const TuningOptions& o) {
                      {"error", error}};
       if (time_split)
         row[policy]["time_per_trial"] = {
-            {"wall_s", time_split->wall_s / std::max(1, time_split->trials)},
-            {"propose_s", time_split->propose_s / std::max(1, time_split->trials)},
-            {"learn_s", time_split->learn_s / std::max(1, time_split->trials)},
-            {"compile_s", time_split->compile_wall_s / std::max(1, time_split->trials)},
-            {"run_s", time_split->run_s / std::max(1, time_split->trials)},
-            {"retime_s", time_split->retime_s / std::max(1, time_split->trials)},
-            {"other_s", time_split->other_s / std::max(1, time_split->trials)},
+            {"wall_s", time_split->wall_s},
+            {"propose_s", time_split->propose_s},
+            {"learn_s", time_split->learn_s},
+            {"compile_s", time_split->compile_s},
+            {"run_s", time_split->run_s},
+            {"retime_s", time_split->retime_s},
+            {"other_s", time_split->other_s},
             {"compile_p50_ms", time_split->compile_p50_ms},
             {"compile_p99_ms", time_split->compile_p99_ms}};
       if (o.json) continue;

@@ -69,9 +69,7 @@ void MutationPredictor::Learn(const std::vector<MutationOutcome>& outcomes) {
     const int k = static_cast<int>(o.kind);
     std::vector<double>& w = weights_[k];
     std::vector<double>& g2 = squared_gradients_[k];
-    double dot = 0;
-    for (size_t f = 0; f < z.size(); ++f) dot += w[f] * z[f];
-    const double error = (Sigmoid(dot) - (o.improved ? 1.0 : 0.0)) * o.weight;
+    const double error = (ProbabilityOf(z, k) - (o.improved ? 1.0 : 0.0)) * o.weight;
     for (size_t f = 0; f < z.size(); ++f) {
       if (z[f] == 0) continue;
       const double gradient = error * z[f] + kL2 * w[f];
@@ -82,13 +80,16 @@ void MutationPredictor::Learn(const std::vector<MutationOutcome>& outcomes) {
   }
 }
 
-double MutationPredictor::Probability(const std::vector<float>& summary, MutationKind kind) const {
-  if (mean_.empty() || summary.size() != mean_.size()) return 0.5;
-  const std::vector<double> z = Standardize(summary);
-  const std::vector<double>& w = weights_[static_cast<int>(kind)];
+double MutationPredictor::ProbabilityOf(const std::vector<double>& z, int kind) const {
+  const std::vector<double>& w = weights_[kind];
   double dot = 0;
   for (size_t f = 0; f < z.size(); ++f) dot += w[f] * z[f];
   return Sigmoid(dot);
+}
+
+double MutationPredictor::Probability(const std::vector<float>& summary, MutationKind kind) const {
+  if (mean_.empty() || summary.size() != mean_.size()) return 0.5;
+  return ProbabilityOf(Standardize(summary), static_cast<int>(kind));
 }
 
 bool MutationPredictor::ready() const {
@@ -103,9 +104,10 @@ std::array<double, kNumMutationKinds> MutationPredictor::ChoiceWeights(const std
   for (int k = 0; k < kNumMutationKinds; ++k)
     out[k] = k < static_cast<int>(fixed.size()) && fixed_total > 0 ? fixed[k] / fixed_total : 1.0 / kNumMutationKinds;
   if (!ready() || summary.size() != mean_.size()) return out;
+  const std::vector<double> z = Standardize(summary);  // once for every rule
   std::array<double, kNumMutationKinds> p{};
   double p_total = 0;
-  for (int k = 0; k < kNumMutationKinds; ++k) p_total += p[k] = Probability(summary, static_cast<MutationKind>(k));
+  for (int k = 0; k < kNumMutationKinds; ++k) p_total += p[k] = ProbabilityOf(z, k);
   if (p_total <= 0) return out;
   for (int k = 0; k < kNumMutationKinds; ++k) out[k] = kFixedShare * out[k] + (1 - kFixedShare) * p[k] / p_total;
   return out;

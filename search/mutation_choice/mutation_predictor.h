@@ -68,6 +68,9 @@ class MutationPredictor {
  private:
   // The standardized summary with a trailing 1 for the bias.
   std::vector<double> Standardize(const std::vector<float>& summary) const;
+  // The probability that rule `kind` improves a program whose standardized
+  // summary is `z`.
+  double ProbabilityOf(const std::vector<double>& z, int kind) const;
   void Observe(const std::vector<float>& summary);  // running mean / variance
 
   // Per feature: running mean and sum of squared deviations (Welford).
