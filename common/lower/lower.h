@@ -19,6 +19,9 @@ struct LowerOptions {
   bool unroll = true;
   // Turn `vectorize` loops into vector expressions (Ramp/Broadcast).
   bool vectorize = true;
+  // Take border tests out of the innermost loops and drop the multiply-adds
+  // of padding (passes/partition_boundaries.h); with `unroll` only.
+  bool partition_boundaries = true;
   // Precompute stages that read only constant placeholders (weights) once,
   // before the kernel runs, into argument buffers in the layout the kernel
   // reads them (Ansor's layout rewrite): see LoweredFunc::prepack. CPU only.

@@ -2,7 +2,9 @@
 #include "common/lower/lower.h"
 #include "common/lower/lower_context.h"
 #include "common/lower/passes/build_loop_nest.h"
+#include "common/lower/passes/drop_padded_taps.h"
 #include "common/lower/passes/flatten_buffers.h"
+#include "common/lower/passes/partition_boundaries.h"
 #include "common/lower/passes/simplify_stmt.h"
 #include "common/lower/passes/unroll.h"
 #include "common/lower/passes/vectorize.h"
@@ -25,6 +27,14 @@ Stmt RunPasses(Stmt body, const LowerOptions& options) {
   if (options.unroll) body = Unroll(body);
   // Again only where a pass ran since (features lower with neither).
   if (options.vectorize || options.unroll) body = SimplifyStmt(body);
+  // Last, on the final loops: unrolling has turned each tap's border test
+  // into one over the loops left, which partitioning and unswitching can
+  // decide; the taps that read padding then go. Only where code is made
+  // (features describe the schedule's loops, not these copies).
+  if (options.partition_boundaries && options.unroll) {
+    body = PartitionBoundaries(body);
+    body = DropPaddedTaps(body);
+  }
   return body;
 }
 

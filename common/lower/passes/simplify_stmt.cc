@@ -11,6 +11,8 @@ using te::arith::VarBounds;
 
 class StmtSimplifier {
  public:
+  explicit StmtSimplifier(VarBounds outer = {}) : bounds_(std::move(outer)) {}
+
   Stmt Run(const Stmt& s) {
     if (!s) return s;
     return std::visit(
@@ -77,5 +79,7 @@ class StmtSimplifier {
 }  // namespace
 
 Stmt SimplifyStmt(const Stmt& body) { return StmtSimplifier().Run(body); }
+
+Stmt SimplifyStmt(const Stmt& body, const VarBounds& outer) { return StmtSimplifier(outer).Run(body); }
 
 }  // namespace tuneforge::lower

@@ -1,0 +1,80 @@
+#include "common/lower/passes/drop_padded_taps.h"
+
+#include "common/lower/stmt_functor.h"
+#include "common/overloaded.h"
+#include "common/te/expr_util.h"
+#include "common/te/op_semantics.h"
+
+namespace tuneforge::lower {
+namespace {
+
+bool IsZero(const te::Expr& e) {
+  if (const auto* b = e.as<te::Broadcast>()) return IsZero(b->value);
+  std::optional<te::Scalar> c = te::ConstantValue(e);
+  if (!c) return false;
+  return e.dtype().is_float() ? c->f == 0 : c->i == 0;
+}
+
+// 0, or a product with a zero factor.
+bool AddsNothing(const te::Expr& e) {
+  if (IsZero(e)) return true;
+  const auto* m = e.as<te::Binary>();
+  return m && m->op == te::BinOp::kMul && (IsZero(m->a) || IsZero(m->b));
+}
+
+bool ReadsOwnElement(const te::Expr& e, const Store& store) {
+  const auto* load = e.as<te::BufferLoad>();
+  if (!load || load->buffer != store.buffer || load->indices.size() != store.indices.size()) return false;
+  for (size_t i = 0; i < store.indices.size(); ++i)
+    if (!te::StructurallyEqual(load->indices[i], store.indices[i])) return false;
+  return true;
+}
+
+// acc[i] = acc[i] + nothing.
+bool IsPaddedTap(const Store& store) {
+  const auto* add = store.value.as<te::Binary>();
+  if (!add || add->op != te::BinOp::kAdd) return false;
+  return (ReadsOwnElement(add->a, store) && AddsNothing(add->b)) ||
+         (ReadsOwnElement(add->b, store) && AddsNothing(add->a));
+}
+
+Stmt Drop(const Stmt& s) {
+  if (!s) return s;
+  return std::visit(
+      Overloaded{
+          [&](const Store& n) -> Stmt { return IsPaddedTap(n) ? Stmt() : s; },
+          [&](const For& n) -> Stmt {
+            Stmt body = Drop(n.body);
+            if (!body) return Stmt();
+            return body.same_as(n.body) ? s : MakeFor(n.var, n.extent, n.kind, body);
+          },
+          [&](const Allocate& n) -> Stmt {
+            Stmt body = Drop(n.body);
+            if (!body) return Stmt();
+            return body.same_as(n.body) ? s : MakeAllocate(n.buffer, body);
+          },
+          [&](const LetStmt& n) -> Stmt {
+            Stmt body = Drop(n.body);
+            if (!body) return Stmt();
+            return body.same_as(n.body) ? s : MakeLet(n.var, n.value, body);
+          },
+          [&](const IfThenElse& n) -> Stmt {
+            Stmt t = Drop(n.then_case), e = Drop(n.else_case);
+            if (!t && !e) return Stmt();
+            if (t.same_as(n.then_case) && e.same_as(n.else_case)) return s;
+            return t ? MakeIf(n.condition, t, e) : MakeIf(te::LogicalNot(n.condition), e);
+          },
+          [&](const Seq& n) -> Stmt {
+            std::vector<Stmt> out;
+            for (const Stmt& c : n.stmts) out.push_back(Drop(c));
+            return MakeSeq(std::move(out));
+          },
+      },
+      s.get()->v);
+}
+
+}  // namespace
+
+Stmt DropPaddedTaps(const Stmt& body) { return Drop(body); }
+
+}  // namespace tuneforge::lower

@@ -1,0 +1,25 @@
+// Boundary tests out of the hot loops (Halide's loop partitioning, TVM's
+// LoopPartition). An inlined padding reads `select(0 <= oh + r - 1 < H,
+// data[...], 0)`: the test fails only at the border, yet it runs in the
+// innermost loop, and every padded tap still costs a multiply-add (oneDNN
+// skips them: at 14x14 with a 3x3 kernel, 9% of the work). Two rewrites:
+//  - partition: a serial loop whose body tests its own variable against
+//    constants is cut where a test changes value (ow in [0,1), [1,6),
+//    [6,7)), each piece a loop of its own in which every such test has one
+//    value;
+//  - unswitch: a test that does not change inside an innermost loop is
+//    asked once above it, `if (c) loop[c holds] else loop[c fails]`, nested
+//    a few deep; a test over one variable or expression narrows its range in
+//    each branch, so tests implied by it are decided too.
+// Each rewritten piece is simplified where it stands, which decides the
+// tests; DropPaddedTaps (drop_padded_taps.h) then removes the multiply-adds of zero left behind.
+// Both stop where the copies would pass a statement budget (compile time).
+#pragma once
+
+#include "common/lower/stmt.h"
+
+namespace tuneforge::lower {
+
+Stmt PartitionBoundaries(const Stmt& body);
+
+}  // namespace tuneforge::lower

@@ -1,0 +1,164 @@
+// Border tests out of the hot loops: a padded convolution's innermost loops
+// test nothing, no multiply-add reads the padding, and the result is still
+// the unscheduled program's.
+#include "common/lower/passes/partition_boundaries.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/lower/lower.h"
+#include "common/lower/printer.h"
+#include "common/lower/stmt_functor.h"
+#include "common/overloaded.h"
+#include "common/te/expr_util.h"
+#include "tests/lower/lower_test_util.h"
+
+namespace tuneforge::lower {
+namespace {
+
+using schedule::IterAnnotation;
+using schedule::State;
+using testing::CheckAgainstReference;
+using testing::Dag;
+
+// Stages: 0 data, 1 pad, 2 kernel, 3 conv2d; conv2d's iterators: 0 n, 1 k,
+// 2 oh, 3 ow, 4 rc, 5 ry, 6 rx.
+constexpr char kConv[] = "conv2d:N=1,C=8,H=6,W=6,K=4,R=3,S=3,pad=1";
+constexpr int kConvStage = 3;
+
+// The padding inlined into the conv, the kernel window unrolled: each tap's
+// border test is then over the output loops alone.
+State PaddedConv(const std::vector<schedule::Step>& more = {}) {
+  te::ComputeDagPtr dag = Dag(kConv);
+  EXPECT_NE(dag, nullptr);
+  State s(dag);
+  EXPECT_EQ(s.StageIndex("pad"), 1);
+  EXPECT_TRUE(s.Apply(schedule::ComputeInlineStep{1}).ok());
+  EXPECT_TRUE(s.Apply(schedule::AnnotationStep{kConvStage, 5, IterAnnotation::kUnroll}).ok());
+  EXPECT_TRUE(s.Apply(schedule::AnnotationStep{kConvStage, 6, IterAnnotation::kUnroll}).ok());
+  for (const schedule::Step& step : more) EXPECT_TRUE(s.Apply(step).ok()) << s.ToString();
+  return s;
+}
+
+LoweredFunc LowerOrDie(const State& s, bool partition = true) {
+  LowerOptions options;
+  options.partition_boundaries = partition;
+  absl::StatusOr<LoweredFunc> f = Lower(s, options);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? *f : LoweredFunc{};
+}
+
+bool HasSelect(const Stmt& s) {
+  bool found = false;
+  VisitExprs(s, [&](const te::Expr& top) {
+    te::PostOrderVisit(top, [&](const te::Expr& e) { found = found || e.as<te::Select>(); });
+  });
+  return found;
+}
+
+// Innermost loops (no loop inside) that still test something per iteration.
+int InnermostLoopsWithTests(const Stmt& body) {
+  int n = 0;
+  VisitStmts(body, [&](const Stmt& s) {
+    const For* f = s.as<For>();
+    if (!f) return;
+    bool inner_loop = false;
+    VisitStmts(f->body, [&](const Stmt& x) { inner_loop = inner_loop || x.as<For>(); });
+    if (!inner_loop && HasSelect(f->body)) ++n;
+  });
+  return n;
+}
+
+// How many times the kernel runs a statement that accumulates into the
+// output: each store counted once per iteration of the loops around it.
+// (Branches count both sides: call it on a nest without ifs.)
+int64_t AccumulationsRun(const Stmt& s, int64_t times = 1) {
+  if (!s) return 0;
+  return std::visit(
+      Overloaded{
+          [&](const For& n) { return AccumulationsRun(n.body, times * n.extent); },
+          [&](const Store& n) -> int64_t {
+            const auto* add = n.value.as<te::Binary>();
+            return add && add->op == te::BinOp::kAdd ? times : 0;
+          },
+          [&](const Seq& n) {
+            int64_t sum = 0;
+            for (const Stmt& c : n.stmts) sum += AccumulationsRun(c, times);
+            return sum;
+          },
+          [&](const Allocate& n) { return AccumulationsRun(n.body, times); },
+          [&](const LetStmt& n) { return AccumulationsRun(n.body, times); },
+          [&](const IfThenElse& n) {
+            return AccumulationsRun(n.then_case, times) + AccumulationsRun(n.else_case, times);
+          },
+      },
+      s.get()->v);
+}
+
+TEST(PartitionBoundariesTest, SerialBorderLoopsAreCutAndNoTapReadsThePadding) {
+  State s = PaddedConv();
+  LoweredFunc plain = LowerOrDie(s, /*partition=*/false);
+  LoweredFunc cut = LowerOrDie(s);
+  EXPECT_TRUE(HasSelect(plain.body));
+  EXPECT_FALSE(HasSelect(cut.body)) << ToString(cut);
+  EXPECT_FALSE(ToString(cut).find("if (") != std::string::npos) << ToString(cut);
+  // Rows (and columns) of a 6-wide output each see 2, 3, 3, 3, 3, 2 window
+  // rows inside the image: 16 x 16 taps per output channel and input channel.
+  EXPECT_EQ(AccumulationsRun(cut.body), 4 * 8 * 16 * 16);
+  EXPECT_EQ(AccumulationsRun(plain.body), 4 * 8 * 36 * 9);
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(PartitionBoundariesTest, ATestOverAParallelLoopIsAskedAboveTheInnermostLoop) {
+  // oh parallel: not cut (its iterations are the thread pool's), so its
+  // border tests are hoisted above the rc loop instead.
+  State s = PaddedConv({schedule::AnnotationStep{kConvStage, 2, IterAnnotation::kParallel}});
+  LoweredFunc plain = LowerOrDie(s, /*partition=*/false);
+  LoweredFunc cut = LowerOrDie(s);
+  EXPECT_GT(InnermostLoopsWithTests(plain.body), 0) << ToString(plain);
+  EXPECT_EQ(InnermostLoopsWithTests(cut.body), 0) << ToString(cut);
+  EXPECT_THAT(ToString(cut), ::testing::HasSubstr("if ("));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(PartitionBoundariesTest, ATestOverAnExpressionNarrowsItsRangeSoImpliedTestsAreDecided) {
+  // oh and ow fused and parallel: the row is floordiv(oh@ow, 6), the column
+  // floormod(oh@ow, 6); each branch on `row >= 1` knows the row's range, so
+  // `row < 5` is not asked where `row >= 1` failed: rows 0, 1-4 and 5, the
+  // same for columns, 9 copies of the rc loop (not 2^4).
+  State s = PaddedConv({schedule::FuseStep{kConvStage, {2, 3}},
+                        schedule::AnnotationStep{kConvStage, 2, IterAnnotation::kParallel}});
+  LoweredFunc cut = LowerOrDie(s);
+  EXPECT_EQ(InnermostLoopsWithTests(cut.body), 0) << ToString(cut);
+  int rc_loops = 0;
+  VisitStmts(cut.body, [&](const Stmt& x) {
+    if (const For* f = x.as<For>(); f && f->var->name == "rc") ++rc_loops;
+  });
+  EXPECT_EQ(rc_loops, 9) << ToString(cut);
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(PartitionBoundariesTest, ACutInsideAStridedWindowStillMatches) {
+  // ow split in two (ow.1 unrolled), the window unrolled: the tests are over
+  // ow.0 with a stride, cut where 2 * (2 * ow.0 + ow.1) + rx - 1 leaves 0..8.
+  State s(Dag("conv2d:N=1,C=4,H=9,W=9,K=4,R=3,S=3,pad=1,stride=2"));
+  ASSERT_TRUE(s.Apply(schedule::ComputeInlineStep{1}).ok());
+  // -> n k oh ow.0 ow.1 rc ry rx
+  ASSERT_TRUE(s.Apply(schedule::SplitStep{kConvStage, 3, {2}, true}).ok()) << s.ToString();
+  ASSERT_TRUE(s.Apply(schedule::ReorderStep{kConvStage, {0, 1, 2, 3, 5, 6, 7, 4}}).ok()) << s.ToString();
+  for (int unrolled : {5, 6, 7})
+    ASSERT_TRUE(s.Apply(schedule::AnnotationStep{kConvStage, unrolled, IterAnnotation::kUnroll}).ok());
+  LoweredFunc plain = LowerOrDie(s, /*partition=*/false);
+  LoweredFunc cut = LowerOrDie(s);
+  EXPECT_LT(AccumulationsRun(cut.body), AccumulationsRun(plain.body)) << ToString(cut);
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(PartitionBoundariesTest, ALoopWithoutBorderTestsIsUntouched) {
+  State s(Dag("matmul:M=12,N=20,K=7"));
+  ASSERT_TRUE(s.Apply(schedule::SplitStep{2, 0, {4}, true}).ok());
+  EXPECT_EQ(ToString(LowerOrDie(s)), ToString(LowerOrDie(s, /*partition=*/false)));
+}
+
+}  // namespace
+}  // namespace tuneforge::lower
