@@ -55,10 +55,17 @@ TEST(LowerTest, DivisibleTilingMatches) {
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 
-TEST(LowerTest, NonDivisibleSplitIsGuarded) {
+TEST(LowerTest, NonDivisibleSplitIsGuardedOrCutIntoATail) {
   State s = Apply(kMatmul, {schedule::SplitStep{2, 0, {5}, true}, schedule::SplitStep{2, 3, {3}, true}});
+  LowerOptions guarded;
+  guarded.partition_boundaries = false;
+  EXPECT_THAT(Printed(s, guarded), HasSubstr("if ("));
+  EXPECT_EQ(CheckAgainstReference(s, guarded), "");
+  // Partitioned: the partial last tiles of i (12 = 5 + 5 + 2) and k (7 = 3 +
+  // 3 + 1) are loops of their own, and nothing is tested per iteration.
   std::string text = Printed(s);
-  EXPECT_THAT(text, HasSubstr("if ("));
+  EXPECT_THAT(text, Not(HasSubstr("if (")));
+  EXPECT_THAT(text, HasSubstr("for (i.1, 0, 2)"));
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 

@@ -154,6 +154,20 @@ TEST(PartitionBoundariesTest, ACutInsideAStridedWindowStillMatches) {
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 
+TEST(PartitionBoundariesTest, ALargeUnrolledBodyIsNotCopiedPastTheBudget) {
+  // 64 input channels and the window unrolled: 576 statements per output
+  // pixel. Cutting oh and ow into 3 pieces each would copy them 8 more times.
+  State s(Dag("conv2d:N=1,C=64,H=6,W=6,K=4,R=3,S=3,pad=1"));
+  ASSERT_TRUE(s.Apply(schedule::ComputeInlineStep{1}).ok());
+  for (int unrolled : {4, 5, 6})
+    ASSERT_TRUE(s.Apply(schedule::AnnotationStep{kConvStage, unrolled, IterAnnotation::kUnroll}).ok());
+  int64_t plain = CountStmts(LowerOrDie(s, /*partition=*/false).body);
+  int64_t cut = CountStmts(LowerOrDie(s).body);
+  EXPECT_GT(plain, 576);
+  EXPECT_LE(cut, plain + 512);
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 TEST(PartitionBoundariesTest, ALoopWithoutBorderTestsIsUntouched) {
   State s(Dag("matmul:M=12,N=20,K=7"));
   ASSERT_TRUE(s.Apply(schedule::SplitStep{2, 0, {4}, true}).ok());

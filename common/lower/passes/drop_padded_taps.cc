@@ -66,7 +66,9 @@ Stmt Drop(const Stmt& s) {
           },
           [&](const Seq& n) -> Stmt {
             std::vector<Stmt> out;
-            for (const Stmt& c : n.stmts) out.push_back(Drop(c));
+            for (const Stmt& c : n.stmts)
+              if (Stmt r = Drop(c)) out.push_back(std::move(r));
+            if (out.empty()) return Stmt();
             return MakeSeq(std::move(out));
           },
       },

@@ -1,11 +1,13 @@
 #include "common/lower/passes/partition_boundaries.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <set>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/lower/passes/simplify_stmt.h"
 #include "common/lower/stmt_functor.h"
@@ -19,9 +21,11 @@ namespace {
 using te::arith::IntInterval;
 using te::arith::VarBounds;
 
-// Copies made by one rewrite stay under this many statements; past it the
-// compile time grows faster than the kernel gains.
-constexpr int64_t kMaxCopiedStmts = 4096;
+// The statements all rewrites of one function may add. LLVM's time grows
+// faster than the code (a 300-statement unrolled body copied 6 times took
+// 9 s instead of 0.4): fast kernels are small register tiles, whose copies
+// fit; a large unrolled body is left as it is.
+constexpr int64_t kMaxAddedStmts = 512;
 // A loop is cut into at most this many pieces.
 constexpr size_t kMaxPieces = 5;
 // Tests hoisted above one innermost loop, one inside the other: the four
@@ -57,7 +61,8 @@ bool IsIndexComparison(const te::Expr& e) {
          b->b.dtype() == te::DType::Index();
 }
 
-std::optional<LinearTest> AsLinearTest(const te::Expr& e) {
+// A comparison of index values as `sum >= 0` (from <, <=, > or >=).
+std::optional<te::arith::SumForm> AsTestForm(const te::Expr& e) {
   if (!IsIndexComparison(e)) return std::nullopt;
   const auto& b = *e.as<te::Binary>();
   te::arith::SumForm f;
@@ -77,8 +82,23 @@ std::optional<LinearTest> AsLinearTest(const te::Expr& e) {
     default:
       return std::nullopt;
   }
-  if (f.terms.size() != 1 || !f.dropped.empty()) return std::nullopt;
-  return LinearTest{f.terms[0].atom, f.terms[0].coef, f.constant};
+  if (!f.dropped.empty()) return std::nullopt;
+  return f;
+}
+
+std::optional<LinearTest> AsLinearTest(const te::Expr& e) {
+  std::optional<te::arith::SumForm> f = AsTestForm(e);
+  if (!f || f->terms.size() != 1) return std::nullopt;
+  return LinearTest{f->terms[0].atom, f->terms[0].coef, f->constant};
+}
+
+// The loops inside s and their extents.
+absl::flat_hash_map<const te::VarNode*, int64_t> InnerLoopExtents(const Stmt& s) {
+  absl::flat_hash_map<const te::VarNode*, int64_t> out;
+  VisitStmts(s, [&](const Stmt& x) {
+    if (const auto* f = x.as<For>()) out[f->var.get()] = f->extent;
+  });
+  return out;
 }
 
 // Whether evaluating e could fail or read memory (a hoisted test must not).
@@ -104,11 +124,6 @@ std::vector<te::Expr> Comparisons(const Stmt& s) {
     });
   });
   return out;
-}
-
-bool IsVarRef(const te::Expr& e, const te::VarNode* var) {
-  const auto* v = e.as<te::VarRef>();
-  return v && v->var.get() == var;
 }
 
 // Variables bound inside s (loops and lets): a test that uses one is not
@@ -184,21 +199,43 @@ class BoundaryPartitioner {
     return Unswitch(loop, 0);
   }
 
-  // Where tests of the loop's own variable against constants change value.
+  // Where tests of the loop's variable change value. A test may also use
+  // loops inside this one (`ow + rx - 1 >= 0`): it is decided where it holds
+  // or fails for every value of theirs, so the cuts are where that starts.
   std::vector<int64_t> CutPoints(const For& n) {
+    absl::flat_hash_map<const te::VarNode*, int64_t> inner = InnerLoopExtents(n.body);
     std::set<int64_t> cuts;
     for (const te::Expr& c : Comparisons(n.body)) {
-      std::optional<LinearTest> t = AsLinearTest(c);
-      if (!t || !IsVarRef(t->atom, n.var.get())) continue;
-      int64_t cut = t->coef > 0 ? t->Holds().lo : t->Holds().hi + 1;
-      if (cut > 0 && cut < n.extent) cuts.insert(cut);
+      std::optional<te::arith::SumForm> f = AsTestForm(c);
+      if (!f) continue;
+      int64_t coef = 0, inner_lo = 0, inner_hi = 0;
+      bool usable = true;
+      for (const te::arith::SumTerm& t : f->terms) {
+        const auto* v = t.atom.as<te::VarRef>();
+        if (v && v->var.get() == n.var.get()) {
+          coef = t.coef;
+        } else if (auto it = v ? inner.find(v->var.get()) : inner.end(); it != inner.end()) {
+          (t.coef > 0 ? inner_hi : inner_lo) += t.coef * (it->second - 1);
+        } else {
+          usable = false;
+        }
+      }
+      if (!usable || coef == 0) continue;
+      // Holds for every inner value from the one cut, fails for every one
+      // from the other (or the reverse, for a negative coefficient).
+      for (int64_t constant : {f->constant + inner_lo, f->constant + inner_hi}) {
+        LinearTest test{te::Expr(n.var), coef, constant};
+        int64_t cut = coef > 0 ? test.Holds().lo : test.Holds().hi + 1;
+        if (cut > 0 && cut < n.extent) cuts.insert(cut);
+      }
     }
     if (cuts.size() + 1 > kMaxPieces) return {};
-    if (static_cast<int64_t>(cuts.size() + 1) * CountStmts(n.body) > kMaxCopiedStmts) return {};
+    if (static_cast<int64_t>(cuts.size()) * CountStmts(n.body) > budget_) return {};
     return {cuts.begin(), cuts.end()};
   }
 
   Stmt Partition(const For& n, const std::vector<int64_t>& cuts) {
+    budget_ -= static_cast<int64_t>(cuts.size()) * CountStmts(n.body);
     std::vector<Stmt> pieces;
     int64_t begin = 0;
     for (size_t i = 0; i <= cuts.size(); ++i) {
@@ -228,15 +265,27 @@ class BoundaryPartitioner {
 
   Stmt Unswitch(const Stmt& loop, int depth) {
     if (depth >= kMaxUnswitchDepth) return loop;
-    if (CountStmts(loop) << (depth + 1) > kMaxCopiedStmts) return loop;
     te::Expr test = InvariantTest(loop);
     if (!test) return loop;
-    te::Expr t_true = te::IntConst(1, test.dtype()), t_false = te::IntConst(0, test.dtype());
+    int64_t copy = CountStmts(loop);
+    if (copy > budget_) return loop;
+    budget_ -= copy;
+    return Branch(test, loop, [&](const Stmt& body, const te::Expr& t, bool holds) {
+      Stmt s = SimplifyStmt(ReplaceInStmt(body, t, te::IntConst(holds ? 1 : 0, t.dtype())), bounds_);
+      return s && s.as<For>() ? Unswitch(s, depth + 1) : s;
+    });
+  }
+
+  // `if (test) side(body, true) else side(body, false)`, each side built
+  // with the ranges its outcome implies. A test over one variable narrows
+  // the variable's range; one over one expression (`2 * floormod(f, 7) >=
+  // 1`) names the expression by a variable first, so the simplifier knows
+  // its range wherever it is used and decides the tests it implies. `side`
+  // gets the body and the test as they are after naming.
+  using Side = std::function<Stmt(const Stmt& body, const te::Expr& test, bool holds)>;
+  Stmt Branch(te::Expr test, Stmt body, const Side& side) {
     std::optional<LinearTest> linear = AsLinearTest(test);
-    // A test over one expression narrows its range in each branch: name it
-    // by a variable, so the simplifier knows the range everywhere it is used.
     te::Var named;
-    Stmt body = loop;
     const te::VarNode* ranged = nullptr;
     std::optional<IntInterval> range;
     if (linear) {
@@ -253,30 +302,27 @@ class BoundaryPartitioner {
         }
       }
     }
-    auto branch = [&](bool holds) -> Stmt {
-      std::optional<IntInterval> saved = ranged && bounds_.count(ranged)
-                                             ? std::optional<IntInterval>(bounds_[ranged])
-                                             : std::nullopt;
+    auto build = [&](bool holds) -> Stmt {
+      std::optional<IntInterval> saved;
+      if (ranged && bounds_.count(ranged)) saved = bounds_[ranged];
       if (ranged && range) {
         std::optional<IntInterval> r = Intersect(*range, holds ? linear->Holds() : linear->Fails());
         if (!r) return Stmt();  // never taken
         bounds_[ranged] = *r;
       }
-      Stmt s = SimplifyStmt(ReplaceInStmt(body, test, holds ? t_true : t_false), bounds_);
-      if (s && s.as<For>()) s = Unswitch(s, depth + 1);
-      if (ranged) {
-        if (saved) bounds_[ranged] = *saved;
-        else bounds_.erase(ranged);
-      }
+      Stmt s = side(body, test, holds);
+      if (saved) bounds_[ranged] = *saved;
+      else if (ranged) bounds_.erase(ranged);
       return s;
     };
-    Stmt then_case = branch(true), else_case = branch(false);
+    Stmt then_case = build(true), else_case = build(false);
     if (!then_case && !else_case) return Stmt();
     Stmt out = then_case ? MakeIf(test, then_case, else_case) : MakeIf(te::LogicalNot(test), else_case);
     return named ? MakeLet(named, linear->atom, out) : out;
   }
 
   VarBounds bounds_;
+  int64_t budget_ = kMaxAddedStmts;  // statements the rewrites may still add
   int named_count_ = 0;  // tells the named tests apart in printed code
 };
 

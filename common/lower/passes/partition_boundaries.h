@@ -4,16 +4,18 @@
 // innermost loop, and every padded tap still costs a multiply-add (oneDNN
 // skips them: at 14x14 with a 3x3 kernel, 9% of the work). Two rewrites:
 //  - partition: a serial loop whose body tests its own variable against
-//    constants is cut where a test changes value (ow in [0,1), [1,6),
-//    [6,7)), each piece a loop of its own in which every such test has one
-//    value;
+//    constants (and loops inside it) is cut where a test starts to hold or
+//    to fail for all of them (ow in [0,1), [1,6), [6,7)), each piece a loop
+//    of its own in which those tests are decided; the partial last tile of
+//    a split that does not divide becomes a loop of its own the same way;
 //  - unswitch: a test that does not change inside an innermost loop is
 //    asked once above it, `if (c) loop[c holds] else loop[c fails]`, nested
 //    a few deep; a test over one variable or expression narrows its range in
 //    each branch, so tests implied by it are decided too.
 // Each rewritten piece is simplified where it stands, which decides the
 // tests; DropPaddedTaps (drop_padded_taps.h) then removes the multiply-adds of zero left behind.
-// Both stop where the copies would pass a statement budget (compile time).
+// Both stop where the copies would pass a statement budget per function
+// (compile time grows faster than the code).
 #pragma once
 
 #include "common/lower/stmt.h"

@@ -51,7 +51,9 @@ class StmtSimplifier {
             },
             [&](const Seq& n) -> Stmt {
               std::vector<Stmt> out;
-              for (const Stmt& c : n.stmts) out.push_back(Run(c));
+              for (const Stmt& c : n.stmts)
+                if (Stmt r = Run(c)) out.push_back(std::move(r));
+              if (out.empty()) return Stmt();  // nothing left runs
               return MakeSeq(std::move(out));
             },
             [&](const LetStmt& n) -> Stmt {
