@@ -25,6 +25,21 @@ target_compile_definitions(tf_llvm INTERFACE ${LLVM_DEFINITIONS})
 target_link_libraries(tf_llvm INTERFACE LLVM)
 target_link_directories(tf_llvm INTERFACE ${LLVM_LIBRARY_DIRS})
 
+# CUDA (optional): NVRTC turns generated CUDA C into PTX without a GPU. Where
+# the toolkit is missing the project builds without GPU support and says so.
+if(NOT DEFINED CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
+  set(CUDAToolkit_ROOT /usr/local/cuda)
+endif()
+find_package(CUDAToolkit QUIET)
+add_library(tf_cuda INTERFACE)
+if(CUDAToolkit_FOUND AND TARGET CUDA::nvrtc)
+  message(STATUS "CUDA ${CUDAToolkit_VERSION}: GPU code generation with NVRTC")
+  target_link_libraries(tf_cuda INTERFACE CUDA::nvrtc)
+  target_compile_definitions(tf_cuda INTERFACE TUNEFORGE_HAS_NVRTC=1)
+else()
+  message(STATUS "CUDA toolkit not found: building without GPU support")
+endif()
+
 # XGBoost 1.7 ships no usable CMake config with only libxgboost-dev installed.
 find_path(XGBOOST_INCLUDE_DIR xgboost/c_api.h REQUIRED)
 find_library(XGBOOST_LIBRARY xgboost REQUIRED)

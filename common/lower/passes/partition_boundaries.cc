@@ -21,10 +21,11 @@ namespace {
 using te::arith::IntInterval;
 using te::arith::VarBounds;
 
-// The statements all rewrites of one function may add. LLVM's time grows
-// faster than the code (a 300-statement unrolled body copied 6 times took
-// 9 s instead of 0.4): fast kernels are small register tiles, whose copies
-// fit; a large unrolled body is left as it is.
+// LLVM's time grows faster than the code (a 300-statement unrolled body
+// copied 6 times took 9 s instead of 0.4). Fast kernels are small register
+// tiles, whose copies are cheap; a loop larger than this is not copied, and
+// all rewrites of one function add at most kMaxAddedStmts statements.
+constexpr int64_t kMaxCopiedStmts = 128;
 constexpr int64_t kMaxAddedStmts = 512;
 // A loop is cut into at most this many pieces.
 constexpr size_t kMaxPieces = 5;
@@ -230,7 +231,8 @@ class BoundaryPartitioner {
       }
     }
     if (cuts.size() + 1 > kMaxPieces) return {};
-    if (static_cast<int64_t>(cuts.size()) * CountStmts(n.body) > budget_) return {};
+    int64_t size = CountStmts(n.body);
+    if (size > kMaxCopiedStmts || static_cast<int64_t>(cuts.size()) * size > budget_) return {};
     return {cuts.begin(), cuts.end()};
   }
 
@@ -268,7 +270,7 @@ class BoundaryPartitioner {
     te::Expr test = InvariantTest(loop);
     if (!test) return loop;
     int64_t copy = CountStmts(loop);
-    if (copy > budget_) return loop;
+    if (copy > kMaxCopiedStmts || copy > budget_) return loop;
     budget_ -= copy;
     return Branch(test, loop, [&](const Stmt& body, const te::Expr& t, bool holds) {
       Stmt s = SimplifyStmt(ReplaceInStmt(body, t, te::IntConst(holds ? 1 : 0, t.dtype())), bounds_);
