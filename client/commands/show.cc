@@ -1,5 +1,6 @@
 #include "client/commands/show.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -8,10 +9,14 @@
 #include "client/cli_error.h"
 #include "client/workload_arg.h"
 #include "common/codegen/compiler.h"
+#include "common/codegen/cuda/cuda_source.h"
+#include "common/codegen/cuda/gpu_target.h"
+#include "common/codegen/cuda/launch_limits.h"
 #include "common/codegen/target.h"
 #include "common/lower/lower.h"
 #include "common/lower/printer.h"
 #include "common/schedule/state.h"
+#include "search/annotation/annotation.h"
 #include "search/sketch_generation.h"
 
 namespace tuneforge::cli {
@@ -24,6 +29,7 @@ struct ShowArgs {
   bool llvm_ir = false;
   bool ops = false;
   bool sketches = false;
+  bool cuda_source = false;
   Output out;
 };
 
@@ -53,11 +59,40 @@ int RunShow(const ShowArgs& args) {
   absl::StatusOr<ResolvedWorkload> r = ResolveWorkload(args.workload);
   if (!r.ok()) return Fail(args.out, r.status());
   const te::Workload& w = r->workload;
-  absl::StatusOr<codegen::Target> target = codegen::Target::Parse(args.target);
-  if (!target.ok()) return Fail(args.out, target.status());
+  // A GPU target (cuda[:sm_XX]) lowers with GPU bindings and prints CUDA C;
+  // a CPU one lowers for LLVM.
+  bool gpu = codegen::GpuTarget::IsGpuSpec(args.target);
+  absl::StatusOr<codegen::GpuTarget> gpu_target = codegen::GpuTarget{};
+  absl::StatusOr<codegen::Target> target = codegen::Target{};
+  if (gpu) {
+    gpu_target = codegen::GpuTarget::Parse(args.target);
+    if (!gpu_target.ok()) return Fail(args.out, gpu_target.status());
+    if (args.asm_text || args.llvm_ir)
+      return Fail(args.out, absl::InvalidArgumentError(
+                                "--asm and --llvm-ir print CPU code; for a GPU target use --cuda-source"));
+    if (args.sketches)
+      return Fail(args.out, absl::UnimplementedError(
+                                "the GPU sketch rules are not built yet: --sketches takes a CPU target"));
+  } else {
+    target = codegen::Target::Parse(args.target);
+    if (!target.ok()) return Fail(args.out, target.status());
+    if (args.cuda_source)
+      return Fail(args.out, absl::InvalidArgumentError("--cuda-source needs a GPU target: --target cuda:sm_XX"));
+  }
+  lower::LowerOptions lower_options;
+  if (gpu) {
+    lower_options.gpu = true;
+    lower_options.vectorize = false;
+  }
 
   schedule::State naive(w.dag);
-  absl::StatusOr<lower::LoweredFunc> naive_func = lower::Lower(naive);
+  if (gpu) {
+    absl::StatusOr<schedule::State> bound =
+        search::BindNaiveForGpu(naive, std::min<int64_t>(256, gpu_target->limits.max_threads_per_block));
+    if (!bound.ok()) return Fail(args.out, bound.status());
+    naive = *std::move(bound);
+  }
+  absl::StatusOr<lower::LoweredFunc> naive_func = lower::Lower(naive, lower_options);
   if (!naive_func.ok()) return Fail(args.out, naive_func.status());
   std::string naive_text = lower::ToString(*naive_func);
 
@@ -76,7 +111,7 @@ int RunShow(const ShowArgs& args) {
   if (r->schedule) {
     absl::StatusOr<schedule::State> state = schedule::State::Replay(w.dag, r->schedule->steps);
     if (!state.ok()) return Fail(args.out, state.status());
-    absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*state);
+    absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*state, lower_options);
     if (!f.ok()) return Fail(args.out, f.status());
     scheduled = *std::move(f);
     shown = &*scheduled;
@@ -92,6 +127,18 @@ int RunShow(const ShowArgs& args) {
     absl::StatusOr<std::string> listing = AddSketches(w, *target, &result);
     if (!listing.ok()) return Fail(args.out, listing.status());
     absl::StrAppend(&text, *listing);
+  }
+  if (args.cuda_source) {
+    absl::StatusOr<codegen::CudaKernel> kernel = codegen::EmitCudaSource(*shown);
+    if (!kernel.ok()) return Fail(args.out, kernel.status());
+    if (absl::Status limits = codegen::CheckLaunchLimits(*kernel, gpu_target->limits); !limits.ok())
+      return Fail(args.out, limits);
+    result["cuda_source"] = kernel->source;
+    result["launch"] = Json{{"grid", kernel->grid}, {"block", kernel->block}, {"shared_bytes", kernel->shared_bytes}};
+    absl::StrAppend(&text, "\nCUDA C for ", gpu_target->ToString(), " (grid ", kernel->grid[0], " x ",
+                    kernel->grid[1], " x ", kernel->grid[2], ", block ", kernel->block[0], " x ", kernel->block[1],
+                    " x ", kernel->block[2], ", ", kernel->shared_bytes, " bytes of shared memory):\n",
+                    kernel->source);
   }
   if (args.llvm_ir || args.asm_text) {
     absl::StatusOr<std::string> code = args.llvm_ir ? codegen::EmitLLVMIR(*shown, *target)
@@ -113,9 +160,12 @@ void AddShowCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("workload", args->workload.spec, "OP:KEY=VALUE,... (see --ops)");
   cmd->add_option("--def", args->workload.def_file, "compute-definition file instead of a spec");
   cmd->add_option("--schedule", args->workload.schedule_file, "schedule JSON file to apply");
-  cmd->add_option("--target", args->target, "host, aarch64, or TRIPLE[:cpu=..][:features=..]");
+  cmd->add_option("--target", args->target,
+                  "host, aarch64, TRIPLE[:cpu=..][:features=..], or a GPU: cuda[:sm_XX]");
   cmd->add_flag("--asm", args->asm_text, "also print the assembly for --target");
   cmd->add_flag("--llvm-ir", args->llvm_ir, "also print the optimized LLVM IR for --target");
+  cmd->add_flag("--cuda-source", args->cuda_source,
+                "also print the CUDA C of the shown program for a GPU --target (cuda:sm_XX)");
   cmd->add_flag("--ops", args->ops, "list the operator library and exit");
   cmd->add_flag("--sketches", args->sketches,
                 "also print the search's sketches (Ansor's rules applied for --target)");

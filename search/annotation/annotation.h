@@ -48,6 +48,13 @@ void AnnotateParallel(schedule::State* state, const HardwareParams& hw);
 absl::StatusOr<schedule::State> SampleInitState(const schedule::State& sketch, const HardwareParams& hw,
                                                 Rng& rng);
 
+// The naive program made runnable on a GPU: every stage that can be is
+// inlined, and the one stage left has its spatial loops fused and split into
+// blocks of at most `max_threads` threads (blockIdx.x, threadIdx.x; a
+// partial last block is guarded). A program that still needs more than one
+// kernel is refused, naming its stages.
+absl::StatusOr<schedule::State> BindNaiveForGpu(const schedule::State& naive, int64_t max_threads);
+
 // How many of the outermost loops of `stage` the parallel annotation may
 // fuse: spatial, unannotated, up to and including the first loop that has
 // stages computed inside it. Mutations of the parallel granularity pick in

@@ -126,6 +126,30 @@ TEST(CliShowTest, Aarch64AssemblyUsesNeon) {
   EXPECT_THAT(Json::parse(r.out)["assembly"].get<std::string>(), HasSubstr(".4s"));
 }
 
+// A GPU target prints CUDA C: the naive program is bound to blocks of up to
+// 256 threads (its padding inlined), a schedule as it binds its loops.
+TEST(CliShowTest, CudaTargetPrintsTheNaiveProgramsCudaSource) {
+  Result r = RunCli("show conv2d:N=1,C=8,H=14,W=14,K=16,R=3,S=3,pad=1 --target cuda:sm_90 --cuda-source --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = Json::parse(r.out);
+  EXPECT_THAT(j["cuda_source"].get<std::string>(), HasSubstr("extern \"C\" __global__"));
+  EXPECT_THAT(j["cuda_source"].get<std::string>(), HasSubstr("threadIdx.x"));
+  // 16 x 14 x 14 outputs: 13 blocks of 256 threads (the last one partial).
+  EXPECT_EQ(j["launch"]["grid"][0], 13);
+  EXPECT_EQ(j["launch"]["block"][0], 256);
+  Result text = RunCli("show matmul:M=64,N=64,K=64 --target cuda --cuda-source");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("CUDA C for cuda:sm_80 (grid 16 x 1 x 1, block 256 x 1 x 1"));
+}
+
+TEST(CliShowTest, CudaTargetErrorsNameTheFix) {
+  ExpectOneLineError(RunCli("show matmul:M=64,N=64,K=64 --target cuda:sm_9x --cuda-source"), "cuda:sm_90");
+  ExpectOneLineError(RunCli("show matmul:M=64,N=64,K=64 --cuda-source"), "--target cuda:sm_XX");
+  ExpectOneLineError(RunCli("show matmul:M=64,N=64,K=64 --target cuda --asm"), "--cuda-source");
+  // Softmax's reductions need more than one kernel.
+  ExpectOneLineError(RunCli("show softmax:M=8,N=33 --target cuda --cuda-source"), "GPU kernels");
+}
+
 TEST(CliShowTest, UnknownOpIsAOneLineErrorListingTheOps) {
   Result r = RunCli("show matmult:M=1");
   ExpectOneLineError(r, "matmult");

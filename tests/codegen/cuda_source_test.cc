@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/codegen/cuda/gpu_target.h"
 #include "common/codegen/cuda/launch_limits.h"
 #include "common/codegen/cuda/nvrtc_compiler.h"
 #include "common/lower/lower.h"
@@ -163,6 +164,26 @@ TEST(CudaSourceTest, LaunchLimitsNameTheLimitAndTheValue) {
   registers.shared_bytes = 0;
   registers.local_bytes = 4 * 1024;
   EXPECT_THAT(CheckLaunchLimits(registers, GpuLimits{}).message(), HasSubstr("registers"));
+}
+
+TEST(GpuTargetTest, SpecsNameAComputeCapability) {
+  EXPECT_TRUE(GpuTarget::IsGpuSpec("cuda"));
+  EXPECT_TRUE(GpuTarget::IsGpuSpec("cuda:sm_90"));
+  EXPECT_FALSE(GpuTarget::IsGpuSpec("host"));
+  absl::StatusOr<GpuTarget> plain = GpuTarget::Parse("cuda");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->arch(), "sm_80");
+  absl::StatusOr<GpuTarget> h100 = GpuTarget::Parse("cuda:sm_90");
+  ASSERT_TRUE(h100.ok());
+  EXPECT_EQ(h100->device_key(), "cuda-sm90");
+  h100->name = "h100";
+  EXPECT_EQ(h100->device_key(), "cuda-sm90-h100");
+  EXPECT_EQ(h100->ToString(), "cuda:sm_90");
+  for (const char* bad : {"cuda:90", "cuda:sm_", "cuda:sm_35", "cuda:sm_9x"}) {
+    absl::StatusOr<GpuTarget> t = GpuTarget::Parse(bad);
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_THAT(t.status().message(), HasSubstr("e.g. cuda:sm_80")) << bad;
+  }
 }
 
 TEST(CudaSourceTest, NvrtcErrorsCarryItsLog) {

@@ -259,7 +259,9 @@ class CudaEmitter {
             [&](const te::IntImm& n) -> std::string {
               if (t.is_bool()) return n.value ? "true" : "false";
               if (n.value == INT64_MIN) return "(-9223372036854775807LL - 1)";
-              return absl::StrCat("((", CType(t), ")", n.value, "LL)");
+              if (t.scalar == te::ScalarType::kInt64) return absl::StrCat(n.value, "LL");
+              if (t.scalar == te::ScalarType::kInt32) return absl::StrCat(n.value);
+              return absl::StrCat("((", CType(t), ")", n.value, ")");
             },
             [&](const te::FloatImm& n) -> std::string { return FloatLiteral(n.value, t); },
             [&](const te::VarRef& n) { return Var(n.var.get(), n.var->name); },
