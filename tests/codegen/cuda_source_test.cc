@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/codegen/cuda/gpu_probe.h"
 #include "common/codegen/cuda/gpu_target.h"
 #include "common/codegen/cuda/launch_limits.h"
 #include "common/codegen/cuda/nvrtc_compiler.h"
@@ -183,6 +184,33 @@ TEST(GpuTargetTest, SpecsNameAComputeCapability) {
     absl::StatusOr<GpuTarget> t = GpuTarget::Parse(bad);
     ASSERT_FALSE(t.ok()) << bad;
     EXPECT_THAT(t.status().message(), HasSubstr("e.g. cuda:sm_80")) << bad;
+  }
+}
+
+TEST(GpuProbeTest, ModelNamesBecomeKeyParts) {
+  EXPECT_EQ(GpuModelKeyPart("NVIDIA H100 80GB HBM3"), "h100");
+  EXPECT_EQ(GpuModelKeyPart("NVIDIA H200"), "h200");
+  EXPECT_EQ(GpuModelKeyPart("NVIDIA A100-SXM4-80GB"), "a100");
+  EXPECT_EQ(GpuModelKeyPart("NVIDIA GeForce RTX 4090"), "rtx4090");
+  EXPECT_EQ(GpuModelKeyPart("Tesla V100-PCIE-16GB"), "v100");
+  EXPECT_EQ(GpuModelKeyPart("NVIDIA"), "");
+}
+
+// Here (no driver) the probe says why there is no GPU; on a GPU machine it
+// reads each GPU off the driver.
+TEST(GpuProbeTest, ProbeReadsTheDriverOrSaysWhyThereIsNoGpu) {
+  absl::StatusOr<std::vector<GpuTarget>> gpus = ProbeGpus();
+  if (!gpus.ok()) {
+    EXPECT_THAT(gpus.status().message(), ::testing::AnyOf(HasSubstr("NVIDIA driver"), HasSubstr("no GPU")));
+    return;
+  }
+  ASSERT_FALSE(gpus->empty());
+  for (const GpuTarget& g : *gpus) {
+    EXPECT_GE(g.sm, 70);
+    EXPECT_GT(g.num_sms, 0);
+    EXPECT_GT(g.memory_bytes, 0);
+    EXPECT_GE(g.limits.max_threads_per_block, 256);
+    EXPECT_THAT(g.device_key(), HasSubstr("cuda-sm"));
   }
 }
 
