@@ -124,8 +124,7 @@ class RegionInference {
     const Stage& stage = stages_[s];
     LoopPath path = EnclosingLoops(state_, s);
     absl::flat_hash_set<const te::VarNode*> fixed;
-    for (auto [st, node] : path)
-      if (!SpansThreads(stage.scope, LoopAnnotation(st, node))) fixed.insert(vars_[st][node].get());
+    for (auto [st, node] : path) fixed.insert(vars_[st][node].get());
     int rank = static_cast<int>(stage.op->shape.size());
     std::vector<std::vector<AccessBound>> per_dim(rank);
     bool unbounded = false;
@@ -191,21 +190,6 @@ class RegionInference {
       }
     }
     return region;
-  }
-
-  IterAnnotation LoopAnnotation(int stage, int node) const {
-    for (const Iterator& it : stages_[stage].iters)
-      if (it.node == node) return it.annotation;
-    return IterAnnotation::kNone;
-  }
-
-  // Shared memory is one buffer for all threads of a block: a stage cached
-  // there inside a loop bound to threads holds every thread's part (TVM
-  // relaxes the region the same way), which the threads then fetch
-  // together. Local buffers stay per thread.
-  static bool SpansThreads(const std::string& scope, IterAnnotation a) {
-    return scope == "shared" && (a == IterAnnotation::kThreadX || a == IterAnnotation::kThreadY ||
-                                 a == IterAnnotation::kThreadZ || a == IterAnnotation::kVThread);
   }
 
   const State& state_;

@@ -92,23 +92,6 @@ TEST(CudaSourceTest, ASharedMemoryCacheIsFencedBySyncthreads) {
   ExpectCompiles(*k);
 }
 
-TEST(CudaSourceTest, ThreadsFetchTheirBlocksTileTogetherInsideTheReductionLoop) {
-  // A's tile for one k.0 step (8 rows x 16 of k) cached inside the thread
-  // loop: 128 elements, one per thread of the block, fetched every k.0.
-  std::vector<schedule::Step> steps = BoundMatmul();
-  steps.push_back(schedule::SplitStep{2, 2, {16}, true});      // k -> k.0 k.1
-  steps.push_back(schedule::CacheReadStep{0, "shared", {2}});  // A.shared is stage 1, C is 3
-  steps.push_back(schedule::ComputeAtStep{1, 3, 2});           // at C's k.0
-  steps.push_back(schedule::FuseStep{1, {0, 1}});
-  steps.push_back(schedule::AnnotationStep{1, 0, IterAnnotation::kThreadX});
-  absl::StatusOr<CudaKernel> k = Emit(Replay("matmul:M=64,N=64,K=32", steps));
-  ASSERT_TRUE(k.ok()) << k.status();
-  EXPECT_EQ(k->shared_bytes, 8 * 16 * 4);
-  EXPECT_EQ(k->block[0], 128);
-  EXPECT_THAT(k->source, ::testing::Not(HasSubstr("< 128LL)")));  // every thread fetches
-  ExpectCompiles(*k);
-}
-
 TEST(CudaSourceTest, APaddedConvolutionCompiles) {
   // conv2d stage 3 (n k oh ow rc ry rx), padding inlined; k and oh on blocks,
   // ow on threads.
