@@ -161,26 +161,11 @@ class CudaEmitter {
     --indent_;
   }
 
-  bool WritesShared(const lower::Stmt& s) {
+  static bool WritesShared(const lower::Stmt& s) {
     bool writes = false;
-    std::function<void(const lower::Stmt&)> visit = [&](const lower::Stmt& x) {
-      if (!x || writes) return;
-      std::visit(Overloaded{
-                     [&](const lower::Store& n) { writes = n.buffer->scope == "shared"; },
-                     [&](const lower::For& n) { visit(n.body); },
-                     [&](const lower::Allocate& n) { visit(n.body); },
-                     [&](const lower::IfThenElse& n) {
-                       visit(n.then_case);
-                       visit(n.else_case);
-                     },
-                     [&](const lower::Seq& n) {
-                       for (const lower::Stmt& c : n.stmts) visit(c);
-                     },
-                     [&](const lower::LetStmt& n) { visit(n.body); },
-                 },
-                 x.get()->v);
-    };
-    visit(s);
+    lower::VisitStmts(s, [&](const lower::Stmt& x) {
+      if (const auto* store = x.as<lower::Store>()) writes = writes || store->buffer->scope == "shared";
+    });
     return writes;
   }
 

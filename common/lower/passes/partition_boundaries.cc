@@ -66,23 +66,13 @@ bool IsIndexComparison(const te::Expr& e) {
 std::optional<te::arith::SumForm> AsTestForm(const te::Expr& e) {
   if (!IsIndexComparison(e)) return std::nullopt;
   const auto& b = *e.as<te::Binary>();
-  te::arith::SumForm f;
-  switch (b.op) {
-    case te::BinOp::kGE:  // a - b >= 0
-    case te::BinOp::kGT:  // a - b - 1 >= 0
-      f = te::arith::ToSumForm(b.a);
-      f.Add(te::arith::ToSumForm(b.b), -1);
-      if (b.op == te::BinOp::kGT) f.constant -= 1;
-      break;
-    case te::BinOp::kLE:  // b - a >= 0
-    case te::BinOp::kLT:  // b - a - 1 >= 0
-      f = te::arith::ToSumForm(b.b);
-      f.Add(te::arith::ToSumForm(b.a), -1);
-      if (b.op == te::BinOp::kLT) f.constant -= 1;
-      break;
-    default:
-      return std::nullopt;
-  }
+  // a >= b and a > b are a - b >= 0 and a - b - 1 >= 0; <= and < the same
+  // with the operands swapped.
+  bool greater = b.op == te::BinOp::kGE || b.op == te::BinOp::kGT;
+  if (!greater && b.op != te::BinOp::kLE && b.op != te::BinOp::kLT) return std::nullopt;
+  te::arith::SumForm f = te::arith::ToSumForm(greater ? b.a : b.b);
+  f.Add(te::arith::ToSumForm(greater ? b.b : b.a), -1);
+  if (b.op == te::BinOp::kGT || b.op == te::BinOp::kLT) f.constant -= 1;
   if (!f.dropped.empty()) return std::nullopt;
   return f;
 }
