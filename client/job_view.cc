@@ -93,6 +93,7 @@ Json JobToJson(const v1::Job& job) {
               {"best_schedule", ScheduleTextToJson(job.best_schedule_json())},
               {"best_workload_key", job.best_workload_key()},
               {"device_key", job.spec().device_key()},
+              {"waiting_for_worker", job.waiting_for_worker()},
               {"workloads", WorkloadNames(job.spec())},
               {"name", job.spec().name()},
               {"errors", job.errors()},
@@ -131,6 +132,10 @@ std::string JobToText(const v1::Job& job) {
                                      client::JobStateName(job.state()), job.trials_done(),
                                      job.trials_total(), best, job.spec().device_key());
   if (job.errors() > 0) absl::StrAppend(&text, absl::StrFormat("  (%d errors)", job.errors()));
+  if (job.waiting_for_worker())
+    absl::StrAppend(&text, "\n  waits for a worker with device key ", job.spec().device_key(),
+                    ": start one with tuneforge-worker --server HOST:PORT --device-key ",
+                    job.spec().device_key());
   if (!job.error().empty()) absl::StrAppend(&text, "\n  error: ", job.error());
   if (job.tasks_size() > 1) absl::StrAppend(&text, TasksToText(job));
   return text;

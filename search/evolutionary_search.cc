@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
+#include "search/annotation/annotation.h"
 #include "search/features/features.h"
 #include "search/mutations/mutations.h"
 
@@ -47,8 +48,12 @@ struct Brood {
 Brood Breed(const Breeder& b, int count, uint64_t seed) {
   Rng rng(seed);
   std::discrete_distribution<size_t> pick(b.fitness->begin(), b.fitness->end());
-  std::discrete_distribution<int> fixed_kind(b.options->mutation_weights.begin(),
-                                             b.options->mutation_weights.end());
+  std::vector<double> weights = b.options->mutation_weights;
+  if (b.hw->gpu && weights.size() == kNumMutationKinds) {  // Mutate refuses these on a GPU
+    weights[static_cast<int>(MutationKind::kParallel)] = 0;
+    weights[static_cast<int>(MutationKind::kComputeLocation)] = 0;
+  }
+  std::discrete_distribution<int> fixed_kind(weights.begin(), weights.end());
   std::uniform_real_distribution<double> unit(0, 1);
   Brood brood;
   for (int attempt = 0; static_cast<int>(brood.children.size()) < count && attempt < 4 * count; ++attempt) {
@@ -73,6 +78,10 @@ Brood Breed(const Breeder& b, int count, uint64_t seed) {
       child = Mutate(static_cast<MutationKind>(mutation), parent, *b.hw, rng);
       ++brood.mutations;
     }
+    // A tile size moved on a GPU may ask for more threads or shared memory
+    // than a block has: never scored, never measured.
+    if (child.ok() && b.hw->gpu && !WithinGpuLimits(*child, *b.hw))
+      child = absl::OutOfRangeError("over the GPU's block limits");
     if (!child.ok()) {
       ++brood.invalid;
       if (mutation >= 0) brood.failed_mutations.emplace_back(p, mutation);

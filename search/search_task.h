@@ -24,10 +24,32 @@ struct HardwareParams {
   int64_t parallel_iters_per_core = 16;
   // The values the auto-unroll pragma is sampled from.
   std::vector<int64_t> auto_unroll_configs = {0, 16, 64, 512};
+
+  // A GPU (GpuHardwareParams): the sketch rules and annotation of Ansor's
+  // GPU search (sketch_rules.h, DefaultGpuSketchRules), within these limits.
+  bool gpu = false;
+  int64_t max_threads_per_block = 1024;
+  // Virtual threads (the middle tiling level, unrolled in each thread).
+  int64_t max_vthread_extent = 8;
+  // Threads of a stage that is not tiled (element-wise, pooling): the
+  // blocks of its fused outputs.
+  int64_t default_threads_per_block = 256;
+  // Accumulators per thread (the register levels of a tiling: drawn within
+  // it, and a mutated program over it is dropped) and the reduction depth
+  // of one shared-memory fetch, as tile sizes are drawn.
+  int64_t max_local_tile = 64;
+  int64_t max_reduction_tile = 64;
+  // Static shared memory of a block.
+  int64_t max_shared_bytes = 48 * 1024;
 };
 
+// Ansor's GPU defaults: innermost tiles of at most 64, auto-unroll from
+// {0, 16, 64, 512, 1024}, at most 8 virtual threads.
+HardwareParams GpuHardwareParams(int64_t max_threads_per_block = 1024);
+
 // From a worker's device key ("x86_64-avx512-2c", "aarch64-neon-4c"): the
-// ISA gives the vector width, the suffix the cores. Errors name the key.
+// ISA gives the vector width, the suffix the cores; a GPU's key
+// ("cuda-sm90-h100") gives GpuHardwareParams. Errors name the key.
 absl::StatusOr<HardwareParams> HardwareParamsFromDeviceKey(const std::string& device_key);
 
 }  // namespace tuneforge::search

@@ -62,4 +62,14 @@ absl::StatusOr<std::vector<Sketch>> GenerateCpuSketches(const te::ComputeDagPtr&
   return GenerateSketches(dag, hw, DefaultCpuSketchRules());
 }
 
+absl::StatusOr<std::vector<Sketch>> GenerateGpuSketches(const te::ComputeDagPtr& dag,
+                                                        const HardwareParams& hw) {
+  return GenerateSketches(dag, hw, DefaultGpuSketchRules());
+}
+
+absl::StatusOr<std::vector<Sketch>> GenerateDefaultSketches(const te::ComputeDagPtr& dag,
+                                                            const HardwareParams& hw) {
+  return hw.gpu ? GenerateGpuSketches(dag, hw) : GenerateCpuSketches(dag, hw);
+}
+
 }  // namespace tuneforge::search

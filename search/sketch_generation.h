@@ -29,5 +29,11 @@ absl::StatusOr<std::vector<Sketch>> GenerateSketches(
 // The sketches of the default CPU rules.
 absl::StatusOr<std::vector<Sketch>> GenerateCpuSketches(const te::ComputeDagPtr& dag,
                                                         const HardwareParams& hw);
+// The sketches of the default GPU rules.
+absl::StatusOr<std::vector<Sketch>> GenerateGpuSketches(const te::ComputeDagPtr& dag,
+                                                        const HardwareParams& hw);
+// The GPU's or the CPU's, as hw.gpu says.
+absl::StatusOr<std::vector<Sketch>> GenerateDefaultSketches(const te::ComputeDagPtr& dag,
+                                                            const HardwareParams& hw);
 
 }  // namespace tuneforge::search

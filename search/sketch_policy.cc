@@ -184,7 +184,7 @@ class SketchPolicy : public SearchPolicy {
 
   bool EnsureSketches() {
     if (!sketches_.empty()) return true;
-    absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(dag_, hw_);
+    absl::StatusOr<std::vector<Sketch>> sketches = GenerateDefaultSketches(dag_, hw_);
     if (!sketches.ok()) return false;
     for (Sketch& s : *sketches) sketches_.push_back(std::move(s.state));
     stats_->num_sketches = static_cast<int>(sketches_.size());

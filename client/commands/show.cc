@@ -33,13 +33,11 @@ struct ShowArgs {
   Output out;
 };
 
-// Ansor's sketches of the workload for `target` (tile sizes still the
-// placeholder 1): the rules that made each one and its loop nest.
-absl::StatusOr<std::string> AddSketches(const te::Workload& w, const codegen::Target& target, Json* result) {
-  search::HardwareParams hw;
-  hw.num_cores = target.num_cores;
-  hw.vector_lanes = target.vector_lanes(4);
-  absl::StatusOr<std::vector<search::Sketch>> sketches = search::GenerateCpuSketches(w.dag, hw);
+// Ansor's sketches of the workload for the target `hw` describes (tile
+// sizes still the placeholder 1): the rules that made each one and its loop
+// nest.
+absl::StatusOr<std::string> AddSketches(const te::Workload& w, const search::HardwareParams& hw, Json* result) {
+  absl::StatusOr<std::vector<search::Sketch>> sketches = search::GenerateDefaultSketches(w.dag, hw);
   if (!sketches.ok()) return sketches.status();
   Json list = Json::array();
   std::string text = absl::StrCat("\n", sketches->size(), " sketches (tile sizes are filled in by the search):\n");
@@ -70,20 +68,13 @@ int RunShow(const ShowArgs& args) {
     if (args.asm_text || args.llvm_ir)
       return Fail(args.out, absl::InvalidArgumentError(
                                 "--asm and --llvm-ir print CPU code; for a GPU target use --cuda-source"));
-    if (args.sketches)
-      return Fail(args.out, absl::UnimplementedError(
-                                "the GPU sketch rules are not built yet: --sketches takes a CPU target"));
   } else {
     target = codegen::Target::Parse(args.target);
     if (!target.ok()) return Fail(args.out, target.status());
     if (args.cuda_source)
       return Fail(args.out, absl::InvalidArgumentError("--cuda-source needs a GPU target: --target cuda:sm_XX"));
   }
-  lower::LowerOptions lower_options;
-  if (gpu) {
-    lower_options.gpu = true;
-    lower_options.vectorize = false;
-  }
+  lower::LowerOptions lower_options = gpu ? lower::LowerOptions::Gpu() : lower::LowerOptions{};
 
   schedule::State naive(w.dag);
   if (gpu) {
@@ -124,21 +115,36 @@ int RunShow(const ShowArgs& args) {
   }
   result["loop_nest"] = lower::ToString(*shown);
   if (args.sketches) {
-    absl::StatusOr<std::string> listing = AddSketches(w, *target, &result);
+    search::HardwareParams hw;
+    if (gpu) {
+      hw = search::GpuHardwareParams(gpu_target->limits.max_threads_per_block);
+    } else {
+      hw.num_cores = target->num_cores;
+      hw.vector_lanes = target->vector_lanes(4);
+    }
+    absl::StatusOr<std::string> listing = AddSketches(w, hw, &result);
     if (!listing.ok()) return Fail(args.out, listing.status());
     absl::StrAppend(&text, *listing);
   }
   if (args.cuda_source) {
-    absl::StatusOr<codegen::CudaKernel> kernel = codegen::EmitCudaSource(*shown);
-    if (!kernel.ok()) return Fail(args.out, kernel.status());
-    if (absl::Status limits = codegen::CheckLaunchLimits(*kernel, gpu_target->limits); !limits.ok())
+    absl::StatusOr<codegen::CudaModule> module = codegen::EmitCudaSource(*shown);
+    if (!module.ok()) return Fail(args.out, module.status());
+    if (absl::Status limits = codegen::CheckLaunchLimits(*module, gpu_target->limits); !limits.ok())
       return Fail(args.out, limits);
-    result["cuda_source"] = kernel->source;
-    result["launch"] = Json{{"grid", kernel->grid}, {"block", kernel->block}, {"shared_bytes", kernel->shared_bytes}};
-    absl::StrAppend(&text, "\nCUDA C for ", gpu_target->ToString(), " (grid ", kernel->grid[0], " x ",
-                    kernel->grid[1], " x ", kernel->grid[2], ", block ", kernel->block[0], " x ", kernel->block[1],
-                    " x ", kernel->block[2], ", ", kernel->shared_bytes, " bytes of shared memory):\n",
-                    kernel->source);
+    result["cuda_source"] = module->source;
+    Json kernels = Json::array();
+    absl::StrAppend(&text, "\nCUDA C for ", gpu_target->ToString(), ", ", module->kernels.size(),
+                    module->kernels.size() == 1 ? " kernel" : " kernels launched in order", ":\n");
+    for (const codegen::CudaKernel& k : module->kernels) {
+      kernels.push_back(Json{{"name", k.name}, {"grid", k.grid}, {"block", k.block}, {"shared_bytes", k.shared_bytes}});
+      absl::StrAppend(&text, "  ", k.name, ": grid ", k.grid[0], " x ", k.grid[1], " x ", k.grid[2], ", block ",
+                      k.block[0], " x ", k.block[1], " x ", k.block[2], ", ", k.shared_bytes,
+                      " bytes of shared memory\n");
+    }
+    for (const codegen::CudaTemporary& t : module->temporaries)
+      absl::StrAppend(&text, "  temporary ", t.name, ": ", t.bytes(), " bytes\n");
+    result["kernels"] = kernels;
+    absl::StrAppend(&text, module->source);
   }
   if (args.llvm_ir || args.asm_text) {
     absl::StatusOr<std::string> code = args.llvm_ir ? codegen::EmitLLVMIR(*shown, *target)

@@ -16,9 +16,18 @@ struct WorkersArgs {
   Output out;
 };
 
+const char* KindName(v1::DeviceKind kind) {
+  switch (kind) {
+    case v1::DEVICE_KIND_GPU: return "gpu";
+    case v1::DEVICE_KIND_EMULATED: return "emulated";
+    default: return "cpu";
+  }
+}
+
 Json WorkerToJson(const v1::WorkerStatus& w) {
   return Json{{"id", w.id()},
               {"device_key", w.device().device_key()},
+              {"kind", KindName(w.device().kind())},
               {"state", w.state()},
               {"leases", w.leases()},
               {"measured", w.measured()},
@@ -35,13 +44,13 @@ int RunWorkers(const WorkersArgs& args) {
   absl::StatusOr<std::vector<v1::WorkerStatus>> list = workers.List();
   if (!list.ok()) return Fail(args.out, list.status());
   Json array = Json::array();
-  std::string text = absl::StrFormat("%-20s %-22s %-6s %6s %9s  %s\n", "id", "device_key", "state",
-                                     "leases", "measured", "host");
+  std::string text = absl::StrFormat("%-20s %-26s %-8s %-6s %6s %9s  %s\n", "id", "device_key", "kind",
+                                     "state", "leases", "measured", "host");
   for (const v1::WorkerStatus& w : *list) {
     array.push_back(WorkerToJson(w));
-    absl::StrAppend(&text, absl::StrFormat("%-20s %-22s %-6s %6d %9d  %s\n", w.id(),
-                                           w.device().device_key(), w.state(), w.leases(),
-                                           w.measured(), w.device().hostname()));
+    absl::StrAppend(&text, absl::StrFormat("%-20s %-26s %-8s %-6s %6d %9d  %s\n", w.id(),
+                                           w.device().device_key(), KindName(w.device().kind()), w.state(),
+                                           w.leases(), w.measured(), w.device().hostname()));
   }
   if (list->empty())
     text = absl::StrCat("no workers; start one with: tuneforge-worker --server ", args.server.address,
@@ -53,7 +62,8 @@ int RunWorkers(const WorkersArgs& args) {
 
 void AddWorkersCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<WorkersArgs>();
-  CLI::App* cmd = app.add_subcommand("workers", "Registered workers: device keys, health, load");
+  CLI::App* cmd =
+      app.add_subcommand("workers", "Registered workers: device keys, kinds (cpu, gpu, emulated), health, load");
   AddServerFlags(cmd, &args->server);
   cmd->add_flag("--json", args->out.json, "one JSON object on stdout: {\"workers\": [...]}");
   cmd->callback([args, exit_code] { *exit_code = RunWorkers(*args); });

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
+#include "common/codegen/arm_cpuinfo.h"
 #include "common/codegen/target.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
@@ -66,6 +68,16 @@ Target Probe() {
     t.vector_bits = has("avx512f") ? 512 : has("avx2") ? 256 : 128;
   } else {
     t.vector_bits = 128;  // NEON
+  }
+  if (triple.isAArch64()) {
+    // LLVM says "generic" for a core it does not know, and sees no features
+    // under qemu-user: the kernel's own description fills in what it can.
+    std::ifstream in("/proc/cpuinfo");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const ArmCpuInfo arm = ParseArmCpuInfo(text);
+    if ((t.cpu.empty() || t.cpu == "generic") && !arm.CoreName().empty()) t.cpu = arm.CoreName();
+    if (flags.empty() || t.features.find("+neon") == std::string::npos)
+      t.features = arm.implementer >= 0 ? arm.LlvmFeatures() : "+neon";
   }
   t.num_cores = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
   ProbeCaches(t);

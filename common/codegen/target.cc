@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -163,7 +164,7 @@ std::string Target::device_key() const {
   if (is_x86()) {
     isa = vector_bits >= 512 ? "avx512" : vector_bits >= 256 ? "avx2" : "sse";
   } else if (is_aarch64()) {
-    isa = "neon";
+    isa = absl::StrContains(features, "+sve") ? "sve" : "neon";
   } else {
     isa = "generic";
   }

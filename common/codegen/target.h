@@ -29,7 +29,8 @@ struct Target {
   bool is_x86() const;
   bool is_aarch64() const;
   int vector_lanes(int element_bytes) const { return vector_bits / 8 / element_bytes; }
-  // Short identity of the device class: "x86_64-avx512-2c", "aarch64-neon-4c".
+  // Short identity of the device class: "x86_64-avx512-2c", "aarch64-neon-4c"
+  // ("aarch64-sve-64c" where the features have +sve).
   std::string device_key() const;
   // A spec Parse() accepts: "TRIPLE:cpu=NAME[:features=...]:cores=N".
   std::string ToString() const;

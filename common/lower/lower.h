@@ -28,6 +28,18 @@ struct LowerOptions {
   bool hoist_constants = true;
   // Name of the kernel symbol.
   std::string name = "default_function";
+
+  // What CUDA code generation takes: GPU bindings, scalar code, and unrolled
+  // loops left as loops marked unrolled (`#pragma unroll`: NVRTC unrolls
+  // them, and the source stays small).
+  static LowerOptions Gpu() {
+    LowerOptions o;
+    o.gpu = true;
+    o.vectorize = false;
+    o.unroll = false;
+    o.hoist_constants = false;
+    return o;
+  }
 };
 
 // Errors (an invalid placement, a GPU binding on CPU, ...) name the stage

@@ -28,12 +28,15 @@ schedule::LoopVars UniqueLoopVars(const schedule::State& state) {
 }
 
 absl::Status CheckAnnotations(const schedule::State& state, const LowerOptions& options) {
-  if (options.gpu) return absl::OkStatus();
   for (int s = 0; s < state.num_stages(); ++s) {
     const Stage& stage = state.stage(s);
     for (size_t i = 0; i < stage.iters.size(); ++i) {
       schedule::IterAnnotation a = stage.iters[i].annotation;
-      if (schedule::IsGpuBinding(a) && a != schedule::IterAnnotation::kVThread)
+      if (options.gpu && a == schedule::IterAnnotation::kParallel)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "stage '", stage.op->name, "' loop ", i, " ('", stage.iter_node(i).name,
+            "') is parallel (CPU threads); on a GPU bind it to blockIdx/threadIdx instead"));
+      if (!options.gpu && schedule::IsGpuBinding(a) && a != schedule::IterAnnotation::kVThread)
         return absl::InvalidArgumentError(absl::StrCat(
             "stage '", stage.op->name, "' iterator ", i, " ('", stage.iter_node(i).name,
             "') is bound to ", schedule::AnnotationName(a),

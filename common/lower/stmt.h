@@ -46,6 +46,8 @@ enum class ForKind : uint8_t {
   kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ,  // GPU bindings
 };
 const char* ForKindName(ForKind kind);
+// blockIdx.* / threadIdx.* (not vthread: that is a loop in each thread).
+inline bool IsGpuBinding(ForKind kind) { return kind >= ForKind::kBlockX; }
 
 // for (var = 0; var < extent; ++var) body
 struct For { Var var; int64_t extent; ForKind kind; Stmt body; };

@@ -123,8 +123,20 @@ class RegionInference {
                                         const std::vector<Region>& regions) {
     const Stage& stage = stages_[s];
     LoopPath path = EnclosingLoops(state_, s);
+    // Shared memory is one buffer for all threads of a block: a stage cached
+    // there inside a loop bound to threadIdx holds every thread's part (and
+    // every vthread's), which the threads then fetch together; TVM relaxes
+    // the region the same way. Only in a GPU program (a threadIdx loop
+    // around it): on a CPU, vthread loops are plain loops and a "shared"
+    // cache is just a copy.
+    bool in_gpu_threads = false;
+    for (auto [st, node] : path) in_gpu_threads = in_gpu_threads || IsThreadIdx(LoopAnnotation(st, node));
     absl::flat_hash_set<const te::VarNode*> fixed;
-    for (auto [st, node] : path) fixed.insert(vars_[st][node].get());
+    for (auto [st, node] : path) {
+      IterAnnotation a = LoopAnnotation(st, node);
+      bool spans_threads = IsThreadIdx(a) || a == IterAnnotation::kVThread;
+      if (!(in_gpu_threads && stage.scope == "shared" && spans_threads)) fixed.insert(vars_[st][node].get());
+    }
     int rank = static_cast<int>(stage.op->shape.size());
     std::vector<std::vector<AccessBound>> per_dim(rank);
     bool unbounded = false;
@@ -190,6 +202,15 @@ class RegionInference {
       }
     }
     return region;
+  }
+
+  IterAnnotation LoopAnnotation(int stage, int node) const {
+    for (const Iterator& it : stages_[stage].iters)
+      if (it.node == node) return it.annotation;
+    return IterAnnotation::kNone;
+  }
+  static bool IsThreadIdx(IterAnnotation a) {
+    return a == IterAnnotation::kThreadX || a == IterAnnotation::kThreadY || a == IterAnnotation::kThreadZ;
   }
 
   const State& state_;

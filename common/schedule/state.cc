@@ -129,6 +129,16 @@ bool State::BoundsMayChange(const Step& step) const {
     case StepReach::kPlacement:
       return true;
     case StepReach::kAnnotation:
+      // Binding a loop to threads (or vthreads) relaxes the region of a
+      // shared-memory copy computed inside it (bound.cc).
+      if (const auto* a = std::get_if<AnnotationStep>(&step)) {
+        const IterAnnotation k = a->annotation;
+        const bool spans = k == IterAnnotation::kVThread || k == IterAnnotation::kThreadX ||
+                           k == IterAnnotation::kThreadY || k == IterAnnotation::kThreadZ;
+        if (spans)
+          for (const Stage& other : stages_)
+            if (other.scope == "shared" && !std::holds_alternative<ComputeRoot>(other.location)) return true;
+      }
       return false;
     case StepReach::kOwnLoops:
       break;

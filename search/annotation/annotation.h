@@ -44,15 +44,26 @@ void AnnotateAutoUnroll(schedule::State* state, const HardwareParams& hw, Rng& r
 // hw.parallel_iters_per_core iterations per core) and run in parallel.
 void AnnotateParallel(schedule::State* state, const HardwareParams& hw);
 
-// All of the above, in order.
+// GPU: like FillTileSizes, with the levels of SSSRRSRS tiling drawn within
+// the block's budgets (threads, vthreads, registers, fetch depth).
+absl::StatusOr<schedule::State> FillGpuTileSizes(const schedule::State& sketch, const HardwareParams& hw,
+                                                 Rng& rng);
+// GPU: every root stage's loops bound to blocks, vthreads and threads
+// (gpu_thread_binding.cc). An error names a stage it cannot bind.
+absl::Status BindGpuThreads(schedule::State* state, const HardwareParams& hw);
+// The state's thread and vthread loops, its shared-memory copies and each
+// thread's accumulators (hw.max_local_tile) are within hw's limits.
+bool WithinGpuLimits(const schedule::State& state, const HardwareParams& hw);
+
+// All of the above, in order. On a GPU (hw.gpu): tile sizes (redrawn until
+// the program fits hw's limits), thread binding, auto-unroll.
 absl::StatusOr<schedule::State> SampleInitState(const schedule::State& sketch, const HardwareParams& hw,
                                                 Rng& rng);
 
 // The naive program made runnable on a GPU: every stage that can be is
-// inlined, and the one stage left has its spatial loops fused and split into
-// blocks of at most `max_threads` threads (blockIdx.x, threadIdx.x; a
-// partial last block is guarded). A program that still needs more than one
-// kernel is refused, naming its stages.
+// inlined, and each stage left is a kernel with its spatial loops fused and
+// split into blocks of at most `max_threads` threads (blockIdx.x,
+// threadIdx.x; a partial last block is guarded).
 absl::StatusOr<schedule::State> BindNaiveForGpu(const schedule::State& naive, int64_t max_threads);
 
 // How many of the outermost loops of `stage` the parallel annotation may

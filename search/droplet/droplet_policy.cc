@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/container/flat_hash_set.h"
+#include "search/annotation/annotation.h"
 #include "search/droplet/program_space.h"
 #include "search/droplet/significance.h"
 #include "search/features/features.h"
@@ -150,6 +151,7 @@ class DropletPolicy : public SearchPolicy {
     for (const SpacePoint& p : Neighbours(*space_, point_, step_, options_.neighbour_limit, rng_)) {
       absl::StatusOr<schedule::State> s = space_->At(p);
       if (!s.ok() || seen_.contains(s->Hash()) || !hashes.insert(s->Hash()).second) continue;
+      if (hw_.gpu && !WithinGpuLimits(*s, hw_)) continue;  // over a block's limits: skipped, not measured
       int moved = 0;
       for (size_t k = 0; k < p.size(); ++k) moved += p[k] != point_[k];
       (moved == 1 ? out.single : out.several).push_back(*std::move(s));

@@ -78,8 +78,23 @@ ProgramFeatures ExtractFeatures(const lower::LoweredFunc& func, const schedule::
   return out;
 }
 
+namespace {
+
+// A program bound to blocks and threads is lowered as GPU code generation
+// lowers it (its loops keep their bindings, which the GPU features read).
+bool BindsGpuThreads(const schedule::State& state) {
+  for (const schedule::Stage& st : state.stages())
+    for (const schedule::Iterator& it : st.iters)
+      if (schedule::IsGpuBinding(it.annotation)) return true;
+  return false;
+}
+
+}  // namespace
+
 absl::StatusOr<ProgramFeatures> ExtractFeatures(const schedule::State& state) {
-  absl::StatusOr<lower::LoweredFunc> func = lower::Lower(state, FeatureLowerOptions());
+  lower::LowerOptions options = FeatureLowerOptions();
+  options.gpu = BindsGpuThreads(state);
+  absl::StatusOr<lower::LoweredFunc> func = lower::Lower(state, options);
   if (!func.ok()) return func.status();
   return ExtractFeatures(*func, &state);
 }

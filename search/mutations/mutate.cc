@@ -15,6 +15,10 @@ const char* MutationName(MutationKind kind) {
 
 absl::StatusOr<schedule::State> Mutate(MutationKind kind, const schedule::State& state,
                                        const HardwareParams& hw, Rng& rng) {
+  // A GPU program has no parallel loop, and its stages stay where the
+  // sketch put them (inside the thread loops, shared copies at the tile).
+  if (hw.gpu && (kind == MutationKind::kParallel || kind == MutationKind::kComputeLocation))
+    return absl::NotFoundError(absl::StrCat(MutationName(kind), " does not apply to a GPU program"));
   switch (kind) {
     case MutationKind::kTileSize: return MutateTileSize(state, hw, rng);
     case MutationKind::kParallel: return MutateParallel(state, rng);

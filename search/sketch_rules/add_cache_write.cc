@@ -2,7 +2,8 @@
 // to fuse into gets a local cache stage that accumulates each tile (in
 // registers, after tiling) and an element-wise copy out of it. The cache
 // stage is visited next, where tiling with fusion claims it. The stage
-// without the cache is derived as well (kApply), as Ansor does on CPU.
+// without the cache is derived as well (kApply), as Ansor does on CPU; on a
+// GPU only the cached one (kApplyAndSkipRest).
 #include "search/sketch_rules/sketch_rules.h"
 #include "search/sketch_rules/stage_queries.h"
 
@@ -11,6 +12,7 @@ namespace {
 
 class AddCacheWriteRule : public SketchRule {
  public:
+  explicit AddCacheWriteRule(bool always) : always_(always) {}
   const char* name() const override { return "add_cache_write"; }
   RuleDecision Check(const schedule::State& state, int stage, const HardwareParams&) const override {
     if (!NeedsMultiLevelTiling(state, stage) || IsInlined(state, stage) ||
@@ -18,7 +20,7 @@ class AddCacheWriteRule : public SketchRule {
         HasCacheWriteStage(state, stage) || SingleElementwiseConsumer(state, stage) >= 0 ||
         ReadsCacheReadStage(state, stage))
       return RuleDecision::kSkip;
-    return RuleDecision::kApply;
+    return always_ ? RuleDecision::kApplyAndSkipRest : RuleDecision::kApply;
   }
   std::vector<DerivedState> Apply(const schedule::State& state, int stage,
                                   const HardwareParams&) const override {
@@ -26,10 +28,13 @@ class AddCacheWriteRule : public SketchRule {
     if (!next.Apply(schedule::CacheWriteStep{stage, "local"}).ok()) return {};
     return {DerivedState{std::move(next), stage, ""}};  // the cache stage, now at `stage`
   }
+
+ private:
+  bool always_;
 };
 
 }  // namespace
 
-std::unique_ptr<SketchRule> MakeAddCacheWriteRule() { return std::make_unique<AddCacheWriteRule>(); }
+std::unique_ptr<SketchRule> MakeAddCacheWriteRule(bool always) { return std::make_unique<AddCacheWriteRule>(always); }
 
 }  // namespace tuneforge::search

@@ -22,9 +22,7 @@ class AddRfactorRule : public SketchRule {
  public:
   const char* name() const override { return "add_rfactor"; }
   RuleDecision Check(const schedule::State& state, int stage, const HardwareParams& hw) const override {
-    if (state.stage(stage).is_placeholder() || IsInlined(state, stage) || IsTransformed(state, stage) ||
-        IsCacheWriteStage(state, stage) || HasCacheWriteStage(state, stage) ||
-        !NeedsRfactor(state, stage, hw))
+    if (!IsUntouchedComputeStage(state, stage) || !NeedsRfactor(state, stage, hw))
       return RuleDecision::kSkip;
     return RuleDecision::kApply;
   }

@@ -18,8 +18,9 @@ namespace {
 
 class MultiLevelTilingWithFusionRule : public SketchRule {
  public:
-  MultiLevelTilingWithFusionRule(std::string structure, std::vector<int> levels)
-      : structure_(std::move(structure)), levels_(std::move(levels)) {}
+  MultiLevelTilingWithFusionRule(std::string structure, std::vector<int> levels, bool weight_vector_variants)
+      : structure_(std::move(structure)), levels_(std::move(levels)),
+        weight_vector_variants_(weight_vector_variants) {}
   const char* name() const override { return "multi_level_tiling_with_fusion"; }
   RuleDecision Check(const schedule::State& state, int stage, const HardwareParams&) const override {
     if (!NeedsMultiLevelTiling(state, stage) || IsInlined(state, stage) ||
@@ -36,7 +37,8 @@ class MultiLevelTilingWithFusionRule : public SketchRule {
     // output's order, so only the accumulator (a local buffer stored in
     // its loops' order) sees the inner axis.
     std::vector<int> inner_axes = {-1};
-    for (int a : WeightVectorAxes(state, stage)) inner_axes.push_back(a);
+    if (weight_vector_variants_)
+      for (int a : WeightVectorAxes(state, stage)) inner_axes.push_back(a);
     std::vector<DerivedState> out;
     for (int level : levels_) {
       if (level < 1 || level >= s_levels) continue;
@@ -55,13 +57,16 @@ class MultiLevelTilingWithFusionRule : public SketchRule {
  private:
   std::string structure_;
   std::vector<int> levels_;
+  bool weight_vector_variants_;
 };
 
 }  // namespace
 
 std::unique_ptr<SketchRule> MakeMultiLevelTilingWithFusionRule(const std::string& structure,
-                                                                std::vector<int> fusion_levels) {
-  return std::make_unique<MultiLevelTilingWithFusionRule>(structure, std::move(fusion_levels));
+                                                                std::vector<int> fusion_levels,
+                                                                bool weight_vector_variants) {
+  return std::make_unique<MultiLevelTilingWithFusionRule>(structure, std::move(fusion_levels),
+                                                          weight_vector_variants);
 }
 
 }  // namespace tuneforge::search

@@ -17,4 +17,20 @@ std::vector<std::unique_ptr<SketchRule>> DefaultCpuSketchRules() {
   return rules;
 }
 
+std::vector<std::unique_ptr<SketchRule>> DefaultGpuSketchRules() {
+  // Shared cache reads come first: a padding stage gets its copy before
+  // always-inline inlines it (into the copy, where the fetch reads the
+  // input directly). SSSRRSRS's five spatial levels: block, vthread, thread
+  // (bound by annotation), then two register levels.
+  std::vector<std::unique_ptr<SketchRule>> rules;
+  rules.push_back(MakeAddSharedCacheReadRule());
+  rules.push_back(MakeAlwaysInlineRule());
+  rules.push_back(MakeCrossThreadReductionRule());
+  rules.push_back(MakeAddCacheWriteRule(/*always=*/true));
+  rules.push_back(MakeMultiLevelTilingWithFusionRule("SSSRRSRS", {3}, /*weight_vector_variants=*/false));
+  rules.push_back(MakeMultiLevelTilingRule("SSSRRSRS"));
+  rules.push_back(MakeSkipStageRule());
+  return rules;
+}
+
 }  // namespace tuneforge::search

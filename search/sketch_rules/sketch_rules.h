@@ -17,20 +17,36 @@ std::unique_ptr<SketchRule> MakeAlwaysInlineRule();
 // spatial and two reduction levels, interleaved).
 std::unique_ptr<SketchRule> MakeMultiLevelTilingRule(const std::string& structure = "SSRSRS");
 // The same, with the stage's single element-wise consumer tiled to match and
-// the stage computed inside it, at each of `fusion_levels` (1 and 2 on CPU).
+// the stage computed inside it, at each of `fusion_levels` (1 and 2 on CPU),
+// and with `weight_vector_variants` (CPU) also with each axis along which a
+// constant weight loads as vectors innermost.
 std::unique_ptr<SketchRule> MakeMultiLevelTilingWithFusionRule(
-    const std::string& structure = "SSRSRS", std::vector<int> fusion_levels = {1, 2});
+    const std::string& structure = "SSRSRS", std::vector<int> fusion_levels = {1, 2},
+    bool weight_vector_variants = true);
 // Give a tiled stage with no element-wise consumer a local cache stage, which
-// then is tiled and fused into the original (now an element-wise copy).
-std::unique_ptr<SketchRule> MakeAddCacheWriteRule();
+// then is tiled and fused into the original (now an element-wise copy). On a
+// CPU the stage without the cache is derived too; with `always` (GPU: the
+// accumulators must live in registers) only the cached one.
+std::unique_ptr<SketchRule> MakeAddCacheWriteRule(bool always = false);
 // Pack a tiled stage's input that it reads a whole row apart per reduction
 // step (B of a matmul) into a local copy, placed by annotation.
 std::unique_ptr<SketchRule> MakeAddCacheReadRule();
 // Factor a reduction whose spatial extent offers too little parallelism.
 std::unique_ptr<SketchRule> MakeAddRfactorRule();
+// GPU: a block per output of a reduction with few outputs, its threads
+// sharing the reduction (partials in shared memory).
+std::unique_ptr<SketchRule> MakeCrossThreadReductionRule();
+// GPU: copy each input of a tiled stage into shared memory per step of its
+// outermost reduction tile, fetched by all threads of the block together.
+std::unique_ptr<SketchRule> MakeAddSharedCacheReadRule();
 
 // Ansor's CPU rules: always-inline, rfactor, cache-write, (ours: cache-read
 // packing,) tiling with fusion, tiling, skip.
 std::vector<std::unique_ptr<SketchRule>> DefaultCpuSketchRules();
+// Ansor's GPU rules: shared cache reads, always-inline, cross-thread
+// reduction, cache-write (always),
+// SSSRRSRS tiling (blockIdx, vthread, threadIdx levels) fused at the thread
+// level, tiling, skip.
+std::vector<std::unique_ptr<SketchRule>> DefaultGpuSketchRules();
 
 }  // namespace tuneforge::search

@@ -112,6 +112,11 @@ std::vector<int> WeightVectorAxes(const State& state, int stage) {
   return out;
 }
 
+bool IsUntouchedComputeStage(const State& state, int stage) {
+  return !state.stage(stage).is_placeholder() && !IsInlined(state, stage) && !IsTransformed(state, stage) &&
+         !IsCacheWriteStage(state, stage) && !HasCacheWriteStage(state, stage);
+}
+
 int64_t SpatialSize(const State& state, int stage) {
   int64_t n = 1;
   for (const te::IterVar& a : state.stage(stage).op->axes) n *= a.extent;

@@ -37,6 +37,9 @@ bool IsConstantCopy(const schedule::State& state, int stage);
 // the data broadcasts, where the last axis may be too short to fill a vector
 // (a 14-wide row). A cache-read copy of a constant counts as the constant.
 std::vector<int> WeightVectorAxes(const schedule::State& state, int stage);
+// A computed stage no rule has touched yet: not inlined, loops untransformed,
+// no cache-write stage on either side (what rfactor-like rules start from).
+bool IsUntouchedComputeStage(const schedule::State& state, int stage);
 // Products of the extents of the stage's op's spatial and reduction axes.
 int64_t SpatialSize(const schedule::State& state, int stage);
 int64_t ReductionSize(const schedule::State& state, int stage);

@@ -96,4 +96,35 @@ absl::Status FuseIntoConsumer(State* state, int producer, int consumer,
   return state->Apply(schedule::ComputeAtStep{producer, consumer, level * ns - 1});
 }
 
+std::vector<int> MultiLevelTileSplits(const State& state, int stage) {
+  const std::string& name = state.stage(stage).op->name;
+  const int ns = state.stage(stage).num_spatial_axes();
+  std::vector<int> by_axis(ns, -1);
+  State replay(state.original_dag());
+  for (size_t i = 0; i < state.steps().size(); ++i) {
+    const schedule::Step& step = state.steps()[i];
+    const auto* split = std::get_if<schedule::SplitStep>(&step);
+    // A split of an axis's own loop (root node i is axis i) into levels.
+    if (split && replay.stage(split->stage).op->name == name && split->iter < ns && split->lengths.size() >= 2 &&
+        replay.stage(split->stage).iters[split->iter].node == split->iter && by_axis[split->iter] < 0)
+      by_axis[split->iter] = static_cast<int>(i);
+    if (!replay.Apply(step).ok()) return {};
+  }
+  for (int s : by_axis)
+    if (s < 0) return {};
+  return by_axis;
+}
+
+int OutermostReductionTileEnd(const State& state, int stage) {
+  // The outermost tile has one loop per reduction axis (R0 R1 of SSSRRSRS
+  // are adjacent, so the run of reduction loops is not the tile).
+  const schedule::Stage& st = state.stage(stage);
+  const te::Reduce* red = st.op->reduce();
+  const int per_tile = red ? static_cast<int>(red->axes.size()) : 0;
+  int seen = 0;
+  for (int i = 0; i < static_cast<int>(st.iters.size()) && per_tile > 0; ++i)
+    if (st.iter_node(i).kind == schedule::IterKind::kReduce && ++seen == per_tile) return i;
+  return -1;
+}
+
 }  // namespace tuneforge::search

@@ -31,4 +31,14 @@ absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(schedule::State* state, i
 absl::Status FuseIntoConsumer(schedule::State* state, int producer, int consumer,
                               const std::vector<int>& producer_splits, int level);
 
+// The split steps (indices into the schedule) that multi-level tiling made
+// of `stage`'s spatial axes, in axis order; empty when it was not tiled so.
+// Found by replaying the steps: a stage's index shifts as cache stages are
+// added, its name does not.
+std::vector<int> MultiLevelTileSplits(const schedule::State& state, int stage);
+
+// The last loop of `stage`'s outermost run of reduction loops (R0 of a
+// tiling: the first loop of each reduction axis), or -1 without reduction.
+int OutermostReductionTileEnd(const schedule::State& state, int stage);
+
 }  // namespace tuneforge::search

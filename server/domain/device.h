@@ -20,6 +20,10 @@ struct DeviceInfo {
   // The worker compiles its own candidates; false for a runner-only board,
   // which gets objects built by the server for its target.
   bool can_build = false;
+  // What measures: the CPU, a GPU, or a CPU under emulation (timings
+  // meaningless).
+  enum class Kind { kCpu, kGpu, kEmulated };
+  Kind kind = Kind::kCpu;
 };
 
 }  // namespace tuneforge::server

@@ -83,6 +83,9 @@ DeviceInfo FromProto(const v1::DeviceInfo& device) {
   d.l3_bytes = device.l3_bytes();
   d.hostname = device.hostname();
   d.can_build = device.can_build();
+  d.kind = device.kind() == v1::DEVICE_KIND_GPU        ? DeviceInfo::Kind::kGpu
+           : device.kind() == v1::DEVICE_KIND_EMULATED ? DeviceInfo::Kind::kEmulated
+                                                       : DeviceInfo::Kind::kCpu;
   return d;
 }
 

@@ -105,6 +105,9 @@ v1::DeviceInfo ToProto(const DeviceInfo& device) {
   p.set_l3_bytes(device.l3_bytes);
   p.set_hostname(device.hostname);
   p.set_can_build(device.can_build);
+  p.set_kind(device.kind == DeviceInfo::Kind::kGpu        ? v1::DEVICE_KIND_GPU
+             : device.kind == DeviceInfo::Kind::kEmulated ? v1::DEVICE_KIND_EMULATED
+                                                          : v1::DEVICE_KIND_CPU);
   return p;
 }
 

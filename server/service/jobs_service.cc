@@ -11,7 +11,8 @@ namespace {
 
 class JobsService final : public v1::Jobs::Service {
  public:
-  explicit JobsService(const ServiceDeps& deps) : jobs_(*deps.jobs), env_{deps.token, deps.log_calls} {}
+  explicit JobsService(const ServiceDeps& deps)
+      : jobs_(*deps.jobs), dispatcher_(deps.dispatcher), env_{deps.token, deps.log_calls} {}
 
   grpc::Status Submit(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
                       v1::SubmitJobResponse* response) override {
@@ -19,7 +20,7 @@ class JobsService final : public v1::Jobs::Service {
       TF_RETURN_IF_ERROR(CheckSubmitJob(*request));
       absl::StatusOr<Job> job = jobs_.Submit(FromProto(request->spec()));
       if (!job.ok()) return job.status();
-      *response->mutable_job() = ToProto(*job);
+      *response->mutable_job() = WithWorkerWait(*job);
       return absl::OkStatus();
     });
   }
@@ -30,7 +31,7 @@ class JobsService final : public v1::Jobs::Service {
       TF_RETURN_IF_ERROR(CheckJobId(request->id()));
       absl::StatusOr<Job> job = jobs_.Get(request->id());
       if (!job.ok()) return NameNotFoundField("id", job.status());
-      *response->mutable_job() = ToProto(*job);
+      *response->mutable_job() = WithWorkerWait(*job);
       return absl::OkStatus();
     });
   }
@@ -41,7 +42,7 @@ class JobsService final : public v1::Jobs::Service {
       TF_RETURN_IF_ERROR(CheckJobId(request->id()));
       absl::StatusOr<Job> job = jobs_.Cancel(request->id());
       if (!job.ok()) return NameNotFoundField("id", job.status());
-      *response->mutable_job() = ToProto(*job);
+      *response->mutable_job() = WithWorkerWait(*job);
       return absl::OkStatus();
     });
   }
@@ -51,7 +52,7 @@ class JobsService final : public v1::Jobs::Service {
     return HandleCall(env_, context, "Jobs.List", [&]() -> absl::Status {
       TF_RETURN_IF_ERROR(CheckListJobs(*request));
       int limit = request->limit() == 0 ? limits::kDefaultListLimit : request->limit();
-      for (const Job& job : jobs_.List(FromProto(request->state()), limit)) *response->add_jobs() = ToProto(job);
+      for (const Job& job : jobs_.List(FromProto(request->state()), limit)) *response->add_jobs() = WithWorkerWait(job);
       return absl::OkStatus();
     });
   }
@@ -65,6 +66,14 @@ class JobsService final : public v1::Jobs::Service {
   }
 
  private:
+  // A queued job says whether it waits for a worker of its device key.
+  v1::Job WithWorkerWait(const Job& job) const {
+    v1::Job p = ToProto(job);
+    p.set_waiting_for_worker(job.state == JobState::kQueued && dispatcher_ &&
+                             !dispatcher_->HasWorkerFor(job.spec.device_key));
+    return p;
+  }
+
   // The first message is the job as it is now, then one per change, until
   // the job finishes (OK), the client goes away (CANCELLED) or the server
   // shuts down (UNAVAILABLE). Waits are short so a quiet job still notices
@@ -93,6 +102,7 @@ class JobsService final : public v1::Jobs::Service {
   }
 
   JobManager& jobs_;
+  const Dispatcher* dispatcher_;  // null in tests without workers
   const CallEnv env_;
 };
 

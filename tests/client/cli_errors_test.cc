@@ -130,6 +130,13 @@ TEST_F(ServerErrorsTest, SubmitWithoutWorkersNeedsADeviceKey) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.json["state"], "queued");
   EXPECT_EQ(r.json["device_key"], "later-board");
+  EXPECT_EQ(r.json["waiting_for_worker"], true);
+  // status says what the job waits for, and how to give it one.
+  CliResult status = c().RunCli({"status", r.json["job"].get<std::string>(), "--server", c().address(),
+                                 "--token-file", c().token_file()});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_THAT(status.out, HasSubstr("waits for a worker with device key later-board"));
+  EXPECT_THAT(status.out, HasSubstr("--device-key later-board"));
 }
 
 }  // namespace

@@ -135,19 +135,36 @@ TEST(CliShowTest, CudaTargetPrintsTheNaiveProgramsCudaSource) {
   EXPECT_THAT(j["cuda_source"].get<std::string>(), HasSubstr("extern \"C\" __global__"));
   EXPECT_THAT(j["cuda_source"].get<std::string>(), HasSubstr("threadIdx.x"));
   // 16 x 14 x 14 outputs: 13 blocks of 256 threads (the last one partial).
-  EXPECT_EQ(j["launch"]["grid"][0], 13);
-  EXPECT_EQ(j["launch"]["block"][0], 256);
+  EXPECT_EQ(j["kernels"][0]["grid"][0], 13);
+  EXPECT_EQ(j["kernels"][0]["block"][0], 256);
   Result text = RunCli("show matmul:M=64,N=64,K=64 --target cuda --cuda-source");
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_THAT(text.out, HasSubstr("CUDA C for cuda:sm_80 (grid 16 x 1 x 1, block 256 x 1 x 1"));
+  EXPECT_THAT(text.out, HasSubstr("CUDA C for cuda:sm_80, 1 kernel:\n  default_function: grid 16 x 1 x 1, "
+                                  "block 256 x 1 x 1"));
+  // Softmax's stages are kernels of their own (row maxima, exponentials,
+  // row sums, division), which pass their results on in temporaries.
+  Result softmax = RunCli("show softmax:M=8,N=33 --target cuda --cuda-source --json");
+  ASSERT_EQ(softmax.exit_code, 0) << softmax.err;
+  EXPECT_EQ(Json::parse(softmax.out)["kernels"].size(), 4u);
+}
+
+// The GPU sketches: SSSRRSRS tiling fused at the thread level, inputs
+// copied to shared memory.
+TEST(CliShowTest, CudaTargetListsTheGpuSketches) {
+  Result r = RunCli("show matmul:M=512,N=512,K=512 --target cuda:sm_90 --sketches --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json sketches = Json::parse(r.out)["sketches"];
+  ASSERT_EQ(sketches.size(), 1u);
+  std::string all = sketches.dump();
+  EXPECT_THAT(all, HasSubstr("multi_level_tiling_with_fusion (fused at tile level 3)"));
+  EXPECT_THAT(all, HasSubstr("A: add_shared_cache_read"));
+  EXPECT_THAT(sketches[0]["loop_nest"].get<std::string>(), HasSubstr("scope shared"));
 }
 
 TEST(CliShowTest, CudaTargetErrorsNameTheFix) {
   ExpectOneLineError(RunCli("show matmul:M=64,N=64,K=64 --target cuda:sm_9x --cuda-source"), "cuda:sm_90");
   ExpectOneLineError(RunCli("show matmul:M=64,N=64,K=64 --cuda-source"), "--target cuda:sm_XX");
   ExpectOneLineError(RunCli("show matmul:M=64,N=64,K=64 --target cuda --asm"), "--cuda-source");
-  // Softmax's reductions need more than one kernel.
-  ExpectOneLineError(RunCli("show softmax:M=8,N=33 --target cuda --cuda-source"), "GPU kernels");
 }
 
 TEST(CliShowTest, UnknownOpIsAOneLineErrorListingTheOps) {

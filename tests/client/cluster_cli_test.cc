@@ -136,11 +136,12 @@ TEST_F(ClusterCliTest, WorkersListsTheWorkerWithItsDeviceKey) {
   const nlohmann::json& w = r.json["workers"][0];
   EXPECT_EQ(w["id"], c().worker(0).id);
   EXPECT_EQ(w["device_key"], kTestDeviceKey);
+  EXPECT_EQ(w["kind"], "cpu");
   EXPECT_EQ(w["state"], "alive");
   EXPECT_EQ(w["leases"], 0);
   CliResult text = c().RunCli(With({"workers"}, ServerFlags()));
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_THAT(text.out, ContainsRegex(c().worker(0).id + " +" + kTestDeviceKey + " +alive"));
+  EXPECT_THAT(text.out, ContainsRegex(c().worker(0).id + " +" + kTestDeviceKey + " +cpu +alive"));
 }
 
 TEST_F(ClusterCliTest, CancelStopsARunningJob) {

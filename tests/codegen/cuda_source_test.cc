@@ -30,22 +30,19 @@ State Replay(const std::string& spec, const std::vector<schedule::Step>& steps) 
   return s.ok() ? *s : State(w->dag);
 }
 
-absl::StatusOr<CudaKernel> Emit(const State& s) {
-  lower::LowerOptions options;
-  options.gpu = true;
-  options.vectorize = false;
-  absl::StatusOr<lower::LoweredFunc> f = lower::Lower(s, options);
+absl::StatusOr<CudaModule> Emit(const State& s) {
+  absl::StatusOr<lower::LoweredFunc> f = lower::Lower(s, lower::LowerOptions::Gpu());
   if (!f.ok()) return f.status();
   return EmitCudaSource(*f);
 }
 
 // NVRTC compiles it for both architectures the tests promise.
-void ExpectCompiles(const CudaKernel& kernel) {
+void ExpectCompiles(const CudaModule& module) {
   if (!CudaCompilerAvailable()) GTEST_SKIP() << "built without the CUDA toolkit";
   for (const char* arch : {"sm_80", "sm_90"}) {
-    absl::StatusOr<PtxModule> ptx = CompileCudaToPtx(kernel.source, arch);
-    ASSERT_TRUE(ptx.ok()) << arch << ": " << ptx.status() << "\n" << kernel.source;
-    EXPECT_THAT(ptx->ptx, HasSubstr(".entry " + kernel.name)) << arch;
+    absl::StatusOr<PtxModule> ptx = CompileCudaToPtx(module.source, arch);
+    ASSERT_TRUE(ptx.ok()) << arch << ": " << ptx.status() << "\n" << module.source;
+    for (const CudaKernel& k : module.kernels) EXPECT_THAT(ptx->ptx, HasSubstr(".entry " + k.name)) << arch;
   }
 }
 
@@ -62,10 +59,10 @@ std::vector<schedule::Step> BoundMatmul() {
 }
 
 TEST(CudaSourceTest, TheLaunchShapeIsReadOffTheBoundLoops) {
-  absl::StatusOr<CudaKernel> k = Emit(Replay("matmul:M=64,N=64,K=32", BoundMatmul()));
+  absl::StatusOr<CudaModule> k = Emit(Replay("matmul:M=64,N=64,K=32", BoundMatmul()));
   ASSERT_TRUE(k.ok()) << k.status();
-  EXPECT_EQ(k->grid, (std::array<int64_t, 3>{32, 1, 1}));
-  EXPECT_EQ(k->block, (std::array<int64_t, 3>{128, 1, 1}));
+  EXPECT_EQ(k->kernels[0].grid, (std::array<int64_t, 3>{32, 1, 1}));
+  EXPECT_EQ(k->kernels[0].block, (std::array<int64_t, 3>{128, 1, 1}));
   EXPECT_THAT(k->source, HasSubstr("blockIdx.x"));
   EXPECT_THAT(k->source, HasSubstr("threadIdx.x"));
   EXPECT_THAT(k->source, HasSubstr("extern \"C\" __global__"));
@@ -82,13 +79,30 @@ TEST(CudaSourceTest, ASharedMemoryCacheIsFencedBySyncthreads) {
   steps.push_back(schedule::ComputeAtStep{1, 3, 0});           // at C's block loop
   steps.push_back(schedule::FuseStep{1, {0, 1}});
   steps.push_back(schedule::AnnotationStep{1, 0, IterAnnotation::kThreadX});
-  absl::StatusOr<CudaKernel> k = Emit(Replay("matmul:M=64,N=64,K=32", steps));
+  absl::StatusOr<CudaModule> k = Emit(Replay("matmul:M=64,N=64,K=32", steps));
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_THAT(k->source, HasSubstr("__shared__ float"));
   EXPECT_THAT(k->source, HasSubstr("__syncthreads();"));
   EXPECT_THAT(k->source, HasSubstr("< 128LL)"));  // the product's threads
-  EXPECT_EQ(k->shared_bytes, 8 * 32 * 4);
-  EXPECT_EQ(k->block[0], 256);
+  EXPECT_EQ(k->kernels[0].shared_bytes, 8 * 32 * 4);
+  EXPECT_EQ(k->kernels[0].block[0], 256);
+  ExpectCompiles(*k);
+}
+
+TEST(CudaSourceTest, ThreadsFetchTheirBlocksTileTogetherInsideTheReductionLoop) {
+  // A's tile for one k.0 step (8 rows x 16 of k) cached inside the thread
+  // loop: 128 elements, one per thread of the block, fetched every k.0.
+  std::vector<schedule::Step> steps = BoundMatmul();
+  steps.push_back(schedule::SplitStep{2, 2, {16}, true});      // k -> k.0 k.1
+  steps.push_back(schedule::CacheReadStep{0, "shared", {2}});  // A.shared is stage 1, C is 3
+  steps.push_back(schedule::ComputeAtStep{1, 3, 2});           // at C's k.0
+  steps.push_back(schedule::FuseStep{1, {0, 1}});
+  steps.push_back(schedule::AnnotationStep{1, 0, IterAnnotation::kThreadX});
+  absl::StatusOr<CudaModule> k = Emit(Replay("matmul:M=64,N=64,K=32", steps));
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->kernels[0].shared_bytes, 8 * 16 * 4);
+  EXPECT_EQ(k->kernels[0].block[0], 128);
+  EXPECT_THAT(k->source, ::testing::Not(HasSubstr("< 128LL)")));  // every thread fetches
   ExpectCompiles(*k);
 }
 
@@ -101,30 +115,42 @@ TEST(CudaSourceTest, APaddedConvolutionCompiles) {
       schedule::AnnotationStep{3, 0, IterAnnotation::kBlockX},
       schedule::AnnotationStep{3, 1, IterAnnotation::kThreadX},
   };
-  absl::StatusOr<CudaKernel> k = Emit(Replay("conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", steps));
+  absl::StatusOr<CudaModule> k = Emit(Replay("conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", steps));
   ASSERT_TRUE(k.ok()) << k.status();
-  EXPECT_EQ(k->grid[0], 32 * 14);
-  EXPECT_EQ(k->block[0], 14);
+  EXPECT_EQ(k->kernels[0].grid[0], 32 * 14);
+  EXPECT_EQ(k->kernels[0].block[0], 14);
   EXPECT_THAT(k->source, HasSubstr(" ? "));  // the padding reads only in bounds
   ExpectCompiles(*k);
 }
 
 TEST(CudaSourceTest, ALoopLeftParallelIsRefusedWithTheFix) {
-  absl::StatusOr<CudaKernel> k =
+  absl::StatusOr<CudaModule> k =
       Emit(Replay("matmul:M=64,N=64,K=32", {schedule::AnnotationStep{2, 0, IterAnnotation::kParallel}}));
   ASSERT_FALSE(k.ok());
   EXPECT_THAT(k.status().message(), HasSubstr("bind it to blockIdx/threadIdx"));
 }
 
-TEST(CudaSourceTest, AStageAtRootNeedsAGlobalTemporaryAndIsRefused) {
-  // The padding computed at root would be a whole-tensor temporary inside
-  // the kernel.
+TEST(CudaSourceTest, AStageAtRootIsAKernelOfItsOwnAndMustBeBound) {
+  // The padding computed at root is a kernel of its own, writing a global
+  // temporary the convolution's kernel reads: refused while no loop of it is
+  // bound (one thread would pad the whole input), then two kernels.
   std::vector<schedule::Step> steps = {schedule::FuseStep{3, {0, 1, 2}},
                                        schedule::AnnotationStep{3, 0, IterAnnotation::kBlockX}};
-  absl::StatusOr<CudaKernel> k = Emit(Replay("conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", steps));
+  absl::StatusOr<CudaModule> k = Emit(Replay("conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", steps));
   ASSERT_FALSE(k.ok());
   EXPECT_THAT(k.status().message(), HasSubstr("'pad'"));
-  EXPECT_THAT(k.status().message(), HasSubstr("inline it"));
+  EXPECT_THAT(k.status().message(), HasSubstr("bind its loops"));
+  steps.push_back(schedule::FuseStep{1, {0, 1, 2}});
+  steps.push_back(schedule::AnnotationStep{1, 0, IterAnnotation::kBlockX});
+  steps.push_back(schedule::AnnotationStep{1, 1, IterAnnotation::kThreadX});
+  k = Emit(Replay("conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", steps));
+  ASSERT_TRUE(k.ok()) << k.status();
+  ASSERT_EQ(k->kernels.size(), 2u);
+  ASSERT_EQ(k->temporaries.size(), 1u);
+  EXPECT_EQ(k->temporaries[0].bytes(), 16 * 16 * 16 * 4);
+  EXPECT_EQ(k->kernels[0].grid[0], 16 * 16);  // n@c@h
+  EXPECT_EQ(k->kernels[0].block[0], 16);      // w
+  ExpectCompiles(*k);
 }
 
 TEST(CudaSourceTest, LaunchLimitsNameTheLimitAndTheValue) {
@@ -134,13 +160,13 @@ TEST(CudaSourceTest, LaunchLimitsNameTheLimitAndTheValue) {
                                        schedule::FuseStep{2, {1, 2}},
                                        schedule::AnnotationStep{2, 0, IterAnnotation::kBlockX},
                                        schedule::AnnotationStep{2, 1, IterAnnotation::kThreadX}};
-  absl::StatusOr<CudaKernel> k = Emit(Replay("matmul:M=64,N=128,K=32", steps));
+  absl::StatusOr<CudaModule> k = Emit(Replay("matmul:M=64,N=128,K=32", steps));
   ASSERT_TRUE(k.ok()) << k.status();
   absl::Status limits = CheckLaunchLimits(*k, GpuLimits{});
   EXPECT_THAT(limits.message(), HasSubstr("2048 threads per block"));
   EXPECT_THAT(limits.message(), HasSubstr("allows 1024"));
 
-  CudaKernel shared = *k;
+  CudaKernel shared = k->kernels[0];
   shared.block = {256, 1, 1};
   shared.shared_bytes = 64 * 1024;
   EXPECT_THAT(CheckLaunchLimits(shared, GpuLimits{}).message(), HasSubstr("65536 bytes of shared memory"));

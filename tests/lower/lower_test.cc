@@ -186,5 +186,41 @@ TEST(LowerTest, GpuBindingOnCpuIsAnError) {
   EXPECT_THAT(f.status().message(), HasSubstr("GPU"));
 }
 
+// A shared-memory cache computed inside the loop bound to threadIdx holds
+// the part of every thread of the block (one buffer per block), not one
+// thread's: its loops then run over the whole tile, which the threads fetch
+// together on a GPU. Run here as plain loops, it computes the product.
+TEST(LowerTest, ASharedCacheInsideTheThreadLoopSpansTheBlocksThreads) {
+  // matmul 16 x 16 x 8: C (stage 3 after the cache) tiled 4 x 4, a block per
+  // tile, a thread per output; A's rows of the tile cached at k.0.
+  State s = Apply("matmul:M=16,N=16,K=8",
+                  {schedule::SplitStep{2, 0, {4}, true}, schedule::SplitStep{2, 2, {4}, true},
+                   schedule::ReorderStep{2, {0, 2, 1, 3, 4}}, schedule::FuseStep{2, {0, 1}},
+                   schedule::FuseStep{2, {1, 2}}, schedule::SplitStep{2, 2, {4}, true},
+                   schedule::AnnotationStep{2, 0, IterAnnotation::kBlockX},
+                   schedule::AnnotationStep{2, 1, IterAnnotation::kThreadX},
+                   schedule::CacheReadStep{0, "shared", {2}}, schedule::ComputeAtStep{1, 3, 2}});
+  // A.shared: 4 rows (every thread's row of the tile) x 4 of k, not 1 x 4.
+  EXPECT_EQ(s.stage(1).nodes[0].extent, 4) << s.ToString();
+  EXPECT_EQ(s.stage(1).nodes[1].extent, 4) << s.ToString();
+  LowerOptions gpu;
+  gpu.gpu = true;
+  gpu.vectorize = false;
+  EXPECT_EQ(CheckAgainstReference(s, gpu), "");
+}
+
+// On a CPU the same cache under a vthread loop (no threadIdx around it) is a
+// plain copy per iteration: vthread loops are serial loops there (the fuzz
+// test's case 2697, conv1d, broke when the region was relaxed over them).
+TEST(LowerTest, ASharedCacheUnderAVThreadLoopOnACpuStaysPerIteration) {
+  State s = Apply("matmul:M=16,N=16,K=8",
+                  {schedule::SplitStep{2, 0, {4}, true},
+                   schedule::AnnotationStep{2, 0, IterAnnotation::kVThread},
+                   schedule::CacheReadStep{0, "shared", {2}}, schedule::ComputeAtStep{1, 3, 1}});
+  // A.shared: one row of A per (i.0, i.1) iteration.
+  EXPECT_EQ(s.stage(1).nodes[0].extent, 1) << s.ToString();
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 }  // namespace
 }  // namespace tuneforge::lower

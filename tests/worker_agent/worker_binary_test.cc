@@ -107,5 +107,25 @@ TEST(WorkerBinaryTest, BadArgumentsAreRefused) {
   EXPECT_THAT(bad_tasks.Stderr(), HasSubstr("--max-tasks"));
 }
 
+// One worker per GPU: on a machine without one (or a build without the
+// CUDA toolkit) `--gpu 0` is a one-line error that says why and what to do,
+// before anything is registered.
+TEST(WorkerBinaryTest, AGpuWorkerWithoutAGpuRefusesToStart) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  std::string token_file = WriteTempFile("token", server->token());
+  WorkerProcess worker({"--server", server->address(), "--token-file", token_file, "--gpu", "0"});
+  ASSERT_TRUE(worker.started());
+  std::optional<int> code = worker.Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_NE(*code, 0);
+  const std::string err = worker.Stderr();
+  EXPECT_THAT(err, HasSubstr("--gpu 0"));
+  EXPECT_THAT(err,
+              ::testing::AnyOf(HasSubstr("no NVIDIA driver"), HasSubstr("no GPU"), HasSubstr("not built yet")));
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(server->Snapshot().registrations, 0);
+}
+
 }  // namespace
 }  // namespace tuneforge::worker::testing

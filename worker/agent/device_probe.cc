@@ -18,7 +18,7 @@ std::string HostName() {
 
 }  // namespace
 
-v1::DeviceInfo ProbeDevice(const std::string& device_key_override, bool runner_only) {
+v1::DeviceInfo ProbeDevice(const std::string& device_key_override, bool runner_only, bool emulated) {
   const codegen::Target host = codegen::Target::Host();
   v1::DeviceInfo device;
   device.set_device_key(device_key_override.empty() ? DeviceKeyWithModel(host, HostCpuModelName(host))
@@ -32,6 +32,7 @@ v1::DeviceInfo ProbeDevice(const std::string& device_key_override, bool runner_o
   device.set_l3_bytes(host.l3_bytes);
   device.set_hostname(HostName());
   device.set_can_build(!runner_only);
+  device.set_kind(emulated ? v1::DEVICE_KIND_EMULATED : v1::DEVICE_KIND_CPU);
   return device;
 }
 

@@ -1,7 +1,7 @@
 // tuneforge-worker: a device worker for a tuneforge server (INTERFACE.md).
 //
 //   tuneforge-worker --server HOST:PORT [--device-key KEY] [--token-file F] [--tls-ca F]
-//                    [--runner-only] [--build-jobs N] [--max-tasks N] [--verbose]
+//                    [--runner-only] [--gpu N] [--build-jobs N] [--max-tasks N] [--verbose]
 //
 // Runs until SIGTERM or SIGINT: then the task being timed finishes, its
 // results are reported, the unstarted leased tasks go back to the server,
@@ -11,11 +11,15 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/codegen/cuda/gpu_probe.h"
+#include "common/codegen/cuda/nvrtc_compiler.h"
 #include "common/rpc/auth.h"
 #include "worker/agent/worker_agent.h"
 
@@ -40,6 +44,24 @@ sigset_t BlockStopSignals() {
   return set;
 }
 
+// A worker for GPU `index` (one worker per GPU): why it cannot be one here.
+absl::Status CheckGpuWorker(int index) {
+  if (!tuneforge::codegen::CudaCompilerAvailable())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--gpu ", index, ": this build has no GPU support (CMake found no CUDA toolkit); rebuild where "
+        "/usr/local/cuda is installed, or start a CPU worker without --gpu"));
+  absl::StatusOr<std::vector<tuneforge::codegen::GpuTarget>> gpus = tuneforge::codegen::ProbeGpus();
+  if (!gpus.ok())
+    return absl::FailedPreconditionError(absl::StrCat("--gpu ", index, ": ", gpus.status().message()));
+  if (index >= static_cast<int>(gpus->size()))
+    return absl::InvalidArgumentError(absl::StrCat("--gpu ", index, ": this machine has ", gpus->size(),
+                                                   " GPU(s), numbered from 0"));
+  return absl::UnimplementedError(absl::StrCat(
+      "--gpu ", index, " (", (*gpus)[index].device_key(),
+      "): GPU measurement (loading PTX and timing it with the driver) is not built yet; GPU programs can be "
+      "generated and inspected with tuneforge show --target cuda"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,6 +79,9 @@ int main(int argc, char** argv) {
                  "CA certificate (PEM) of a server that uses TLS");
   app.add_flag("--runner-only", options.runner_only,
                "never compile: run the objects the server builds for this device");
+  int gpu = -1;
+  app.add_option("--gpu", gpu, "measure on GPU N of this machine (one worker per GPU)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--build-jobs", options.build_jobs, "parallel compiles (default: all cores)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--build-timeout", options.build_timeout_s,
@@ -75,6 +100,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Fail(std::string(e.what()) + "; run 'tuneforge-worker --help'");
   }
+
+  if (gpu >= 0)
+    if (absl::Status usable = CheckGpuWorker(gpu); !usable.ok()) return Fail(std::string(usable.message()));
+  // The bundle's start script runs it under qemu-user with this set.
+  if (const char* emulator = std::getenv("TUNEFORGE_EMULATOR"); emulator && *emulator) options.emulated = true;
 
   absl::StatusOr<std::string> token = tuneforge::rpc::LoadToken(token_file);
   if (!token.ok()) return Fail(std::string(token.status().message()));

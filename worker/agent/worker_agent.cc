@@ -133,7 +133,7 @@ absl::Status WorkerAgent::Session::Connect() {
       {options_.runner_only, options_.build_jobs, options_.runner_path, options_.build_timeout_s});
   if (!executor.ok()) return executor.status();
   executor_ = *std::move(executor);
-  device_ = ProbeDevice(options_.device_key, options_.runner_only);
+  device_ = ProbeDevice(options_.device_key, options_.runner_only, options_.emulated);
   absl::MutexLock lock(&mu_);
   client_ = std::make_unique<WorkerClient>(
       channel, options_.connect.token, address_,

@@ -37,6 +37,9 @@ struct WorkerOptions {
                                            // connect.token is still sent
   std::string device_key;                  // empty: probed (codegen::Target::device_key())
   bool runner_only = false;  // never compiles: measures objects the server built for it
+  // Registered as running under emulation (qemu-user: $TUNEFORGE_EMULATOR
+  // set), so its timings are known to mean nothing.
+  bool emulated = false;
   int build_jobs = 0;        // parallel compiles (0: all cores)
   double build_timeout_s = 60;  // a longer compile is that candidate's compile_error
   int max_tasks_per_lease = 8;  // 1..256
@@ -94,6 +97,7 @@ class WorkerAgent {
 // cores, caches), the hostname, can_build = !runner_only. The device key is
 // `device_key_override` when not empty, else Target::device_key()
 // ("x86_64-avx512-2c").
-v1::DeviceInfo ProbeDevice(const std::string& device_key_override, bool runner_only);
+v1::DeviceInfo ProbeDevice(const std::string& device_key_override, bool runner_only,
+                           bool emulated = false);
 
 }  // namespace tuneforge::worker

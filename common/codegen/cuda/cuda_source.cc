@@ -68,34 +68,79 @@ class Names {
 
 class CudaEmitter {
  public:
-  absl::StatusOr<CudaKernel> Run(const lower::LoweredFunc& func) {
-    kernel_.name = names_.Of(&func, func.name);
-    std::string params;
-    for (size_t i = 0; i < func.args.size(); ++i) {
-      const te::Buffer& b = func.args[i];
-      absl::StrAppend(&params, i ? ", " : "", CType(b->dtype.element()), "* __restrict__ ",
-                      names_.Of(b.get(), b->name));
+  absl::StatusOr<CudaModule> Run(const lower::LoweredFunc& func) {
+    // Root temporaries wrap the nests (build_loop_nest): they become
+    // parameters after the arguments, allocated by the launcher.
+    lower::Stmt body = func.body;
+    std::vector<te::Buffer> temporaries;
+    while (const lower::Allocate* a = body.as<lower::Allocate>()) {
+      if (a->buffer->scope != "global") break;
+      temporaries.push_back(a->buffer);
+      module_.temporaries.push_back(
+          CudaTemporary{a->buffer->name, a->buffer->dtype, a->buffer->alloc_elements()});
+      body = a->body;
     }
-    lower::VisitStmts(func.body, [&](const lower::Stmt& x) {
+    std::string params;
+    int n = 0;
+    for (const te::Buffer& b : func.args) AppendParam(&params, b, n++);
+    for (const te::Buffer& b : temporaries) AppendParam(&params, b, n++);
+    // One kernel per root nest: a kernel ends where every thread of the
+    // launch must have finished (a later stage reads what any thread wrote).
+    std::vector<lower::Stmt> nests;
+    if (const lower::Seq* seq = body.as<lower::Seq>()) {
+      for (const lower::Stmt& c : seq->stmts)
+        if (c) nests.push_back(c);
+    } else if (body) {
+      nests.push_back(body);
+    }
+    module_.source = kPrelude;
+    for (size_t i = 0; i < nests.size(); ++i) {
+      std::string name = nests.size() == 1 ? func.name : absl::StrCat(func.name, "_", i);
+      if (absl::Status s = EmitKernel(nests[i], names_.Of(nests[i].get(), name), params); !s.ok()) return s;
+    }
+    return module_;
+  }
+
+ private:
+  void AppendParam(std::string* params, const te::Buffer& b, int index) {
+    absl::StrAppend(params, index ? ", " : "", CType(b->dtype.element()), "* __restrict__ ",
+                    names_.Of(b.get(), b->name));
+  }
+
+  absl::Status EmitKernel(const lower::Stmt& nest, const std::string& name, const std::string& params) {
+    kernel_ = CudaKernel{};
+    kernel_.name = name;
+    body_.clear();
+    grid_extent_ = block_extent_ = {0, 0, 0};
+    block_depth_ = thread_depth_ = 0;
+    lower::VisitStmts(nest, [&](const lower::Stmt& x) {
       const lower::For* f = x.as<lower::For>();
       if (!f) return;
       if (auto [extents, axis] = AxisOf(f->kind); extents)
         (*extents)[axis] = std::max((*extents)[axis], f->extent);
     });
     indent_ = 1;
-    EmitStmt(func.body);
+    EmitStmt(nest);
     if (!error_.ok()) return error_;
+    if (grid_extent_ == std::array<int64_t, 3>{0, 0, 0} && block_extent_ == std::array<int64_t, 3>{0, 0, 0}) {
+      std::string stage = "?";
+      lower::VisitStmts(nest, [&](const lower::Stmt& x) {
+        if (const auto* store = x.as<lower::Store>(); store && stage == "?") stage = store->buffer->name;
+      });
+      return absl::InvalidArgumentError(absl::StrCat(
+          "stage '", stage, "' is a kernel of its own with no loop bound to blockIdx/threadIdx (one GPU thread "
+          "would run it all); bind its loops, inline it, or compute it inside another stage's thread loops"));
+    }
     for (int a = 0; a < 3; ++a) {
       if (block_extent_[a] > 0) kernel_.block[a] = block_extent_[a];
       if (grid_extent_[a] > 0) kernel_.grid[a] = grid_extent_[a];
     }
-    kernel_.source = absl::StrCat(kPrelude, "\nextern \"C\" __global__ void __launch_bounds__(",
-                                  kernel_.threads_per_block(), ") ", kernel_.name, "(", params,
-                                  ") {\n", body_, "}\n");
-    return kernel_;
+    absl::StrAppend(&module_.source, "\nextern \"C\" __global__ void __launch_bounds__(",
+                    kernel_.threads_per_block(), ") ", kernel_.name, "(", params, ") {\n", body_, "}\n");
+    module_.kernels.push_back(kernel_);
+    return absl::OkStatus();
   }
 
- private:
   void Fail(std::string message) {
     if (error_.ok()) error_ = absl::InvalidArgumentError(std::move(message));
   }
@@ -172,6 +217,8 @@ class CudaEmitter {
   void EmitFor(const lower::For& n) {
     std::string v = Var(n.var.get(), n.var->name);
     auto bound = [&](const char* builtin, int axis, const std::array<int64_t, 3>& extents) {
+      int& depth = builtin[0] == 't' ? thread_depth_ : block_depth_;
+      ++depth;
       // Every loop on an axis shares its index: the launch takes the largest
       // extent (Run) and a shorter loop runs on the first indices only.
       Line("{");
@@ -186,6 +233,7 @@ class CudaEmitter {
       }
       --indent_;
       Line("}");
+      --depth;
     };
     switch (n.kind) {
       case lower::ForKind::kBlockX: return bound("blockIdx", 0, grid_extent_);
@@ -214,16 +262,23 @@ class CudaEmitter {
     const te::Buffer& b = n.buffer;
     int64_t bytes = b->alloc_elements() * b->dtype.element().bytes();
     std::string decl = absl::StrCat(CType(b->dtype.element()), " ", Buffer(b), "[", b->alloc_elements(), "];");
-    if (b->scope == "shared") {
+    // A stage computed inside the bindings without a scope of its own lives
+    // where it is allocated, as TVM infers it: in one thread's registers
+    // under a thread loop, in the block's shared memory under a block loop.
+    std::string scope = b->scope;
+    if (scope == "global" && thread_depth_ > 0) scope = "local";
+    if (scope == "global" && block_depth_ > 0) scope = "shared";
+    if (scope == "shared") {
       kernel_.shared_bytes += bytes;
       Line(absl::StrCat("__shared__ ", decl));
-    } else if (b->scope == "local") {
+    } else if (scope == "local") {
       kernel_.local_bytes += bytes;
       Line(decl);
     } else {
       return Fail(absl::StrCat("stage '", b->name,
-                               "' needs a global temporary inside the GPU kernel; inline it, compute it at a "
-                               "loop inside the thread bindings, or cache it in shared memory"));
+                               "' needs a global temporary inside a GPU kernel, outside its bindings; compute "
+                               "it at root (a kernel of its own), inline it, or compute it at a loop inside the "
+                               "thread bindings"));
     }
     EmitStmt(n.body);
   }
@@ -367,10 +422,13 @@ class CudaEmitter {
     return "0";
   }
 
-  CudaKernel kernel_;
+  CudaModule module_;
+  CudaKernel kernel_;  // the kernel being emitted
   Names names_;
   std::string body_;
   int indent_ = 0;
+  int block_depth_ = 0;   // blockIdx loops around the statement being emitted
+  int thread_depth_ = 0;  // threadIdx loops around it
   std::array<int64_t, 3> grid_extent_ = {0, 0, 0};
   std::array<int64_t, 3> block_extent_ = {0, 0, 0};
   absl::Status error_ = absl::OkStatus();
@@ -378,7 +436,7 @@ class CudaEmitter {
 
 }  // namespace
 
-absl::StatusOr<CudaKernel> EmitCudaSource(const lower::LoweredFunc& func) {
+absl::StatusOr<CudaModule> EmitCudaSource(const lower::LoweredFunc& func) {
   if (func.prepack) return absl::InvalidArgumentError("GPU kernels do not pack constants; lower with gpu set");
   return CudaEmitter().Run(func);
 }

@@ -50,4 +50,10 @@ absl::Status CheckLaunchLimits(const CudaKernel& kernel, const GpuLimits& limits
   return absl::OkStatus();
 }
 
+absl::Status CheckLaunchLimits(const CudaModule& module, const GpuLimits& limits) {
+  for (const CudaKernel& k : module.kernels)
+    if (absl::Status s = CheckLaunchLimits(k, limits); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
 }  // namespace tuneforge::codegen

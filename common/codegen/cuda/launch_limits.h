@@ -28,5 +28,7 @@ int64_t EstimatedRegistersPerThread(const CudaKernel& kernel);
 
 // OK, or InvalidArgument naming the limit, the kernel's value and the fix.
 absl::Status CheckLaunchLimits(const CudaKernel& kernel, const GpuLimits& limits);
+// Every kernel of the module.
+absl::Status CheckLaunchLimits(const CudaModule& module, const GpuLimits& limits);
 
 }  // namespace tuneforge::codegen

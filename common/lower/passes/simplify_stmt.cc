@@ -25,6 +25,9 @@ class StmtSimplifier {
                 zeros_[n.var.get()] = Expr(0);
                 Stmt body = Run(n.body);
                 zeros_.erase(n.var.get());
+                // A loop bound to blocks or threads stays: it is part of the
+                // launch (one block, or thread 0 of a wider block).
+                if (IsGpuBinding(n.kind) && body) return MakeFor(n.var, 1, n.kind, body);
                 return body;
               }
               bounds_[n.var.get()] = {0, n.extent - 1};

@@ -19,8 +19,9 @@ std::vector<schedule::State> SomeStates() {
       MakeState("matmul:M=4,N=32,K=16", {SplitStep{2, 1, {8}, true},
                                          AnnotationStep{2, 2, IterAnnotation::kVectorize}}),
       MakeState("add:M=8,N=32", {AnnotationStep{2, 0, IterAnnotation::kParallel}}),
-      // A GPU binding: a CPU lowering refuses it.
-      MakeState("add:M=8,N=32", {AnnotationStep{2, 1, IterAnnotation::kThreadX}}),
+      // A GPU binding beside a CPU parallel loop: lowering refuses the mix.
+      MakeState("add:M=8,N=32",
+                {AnnotationStep{2, 0, IterAnnotation::kParallel}, AnnotationStep{2, 1, IterAnnotation::kThreadX}}),
       FeatureBenchState(),
   };
 }
