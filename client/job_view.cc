@@ -94,6 +94,7 @@ Json JobToJson(const v1::Job& job) {
               {"best_workload_key", job.best_workload_key()},
               {"device_key", job.spec().device_key()},
               {"waiting_for_worker", job.waiting_for_worker()},
+              {"emulated_device", job.emulated_device()},
               {"workloads", WorkloadNames(job.spec())},
               {"name", job.spec().name()},
               {"errors", job.errors()},
@@ -136,6 +137,8 @@ std::string JobToText(const v1::Job& job) {
     absl::StrAppend(&text, "\n  waits for a worker with device key ", job.spec().device_key(),
                     ": start one with tuneforge-worker --server HOST:PORT --device-key ",
                     job.spec().device_key());
+  if (job.emulated_device())
+    absl::StrAppend(&text, "\n  the device is emulated (qemu-user): outputs are checked, timings mean nothing");
   if (!job.error().empty()) absl::StrAppend(&text, "\n  error: ", job.error());
   if (job.tasks_size() > 1) absl::StrAppend(&text, TasksToText(job));
   return text;
@@ -159,6 +162,7 @@ std::string ProgressLine(const v1::Job& job, double eta_s) {
     // Until every task has a best the sum leaves some out: say how many count.
     if (timed < job.tasks_size()) absl::StrAppend(&line, absl::StrFormat(" (%d of %d tasks timed)", timed, job.tasks_size()));
   }
+  if (job.emulated_device()) absl::StrAppend(&line, ", emulated device (timings mean nothing)");
   if (client::IsFinished(job.state()))
     absl::StrAppend(&line, ", ", client::JobStateName(job.state()));
   else

@@ -66,11 +66,21 @@ class JobsService final : public v1::Jobs::Service {
   }
 
  private:
-  // A queued job says whether it waits for a worker of its device key.
+  // A queued job says whether it waits for a worker of its device key; any
+  // job whether its key's workers are all emulated.
   v1::Job WithWorkerWait(const Job& job) const {
     v1::Job p = ToProto(job);
     p.set_waiting_for_worker(job.state == JobState::kQueued && dispatcher_ &&
                              !dispatcher_->HasWorkerFor(job.spec.device_key));
+    if (dispatcher_) {
+      bool any = false, all_emulated = true;
+      for (const WorkerStatus& w : dispatcher_->ListWorkers()) {
+        if (w.device.device_key != job.spec.device_key || w.state != WorkerState::kAlive) continue;
+        any = true;
+        all_emulated = all_emulated && w.device.kind == DeviceInfo::Kind::kEmulated;
+      }
+      p.set_emulated_device(any && all_emulated);
+    }
     return p;
   }
 
@@ -83,7 +93,9 @@ class JobsService final : public v1::Jobs::Service {
     absl::StatusOr<JobUpdate> update = jobs_.WaitForUpdate(id, 0, absl::ZeroDuration());
     if (!update.ok()) return NameNotFoundField("id", update.status());
     while (true) {
-      if (!writer.Write(ToProto(update->progress)))
+      v1::JobProgress progress = ToProto(update->progress);
+      *progress.mutable_job() = WithWorkerWait(update->progress.job);
+      if (!writer.Write(progress))
         return absl::CancelledError("the client stopped reading the watch stream");
       if (update->finished) return absl::OkStatus();
       uint64_t version = update->version;

@@ -142,6 +142,11 @@ std::unique_ptr<grpc::ClientContext> Cluster::Context(absl::Duration deadline) c
 }
 
 absl::StatusOr<int> Cluster::StartWorker(const std::vector<std::string>& extra_args) {
+  return StartWorkerWith({BinDir() + "/tuneforge-worker"}, extra_args);
+}
+
+absl::StatusOr<int> Cluster::StartWorkerWith(const std::vector<std::string>& command,
+                                             const std::vector<std::string>& extra_args) {
   absl::StatusOr<std::vector<v1::WorkerStatus>> before = ListWorkers();
   if (!before.ok()) return before.status();
   std::set<std::string> known;
@@ -150,8 +155,10 @@ absl::StatusOr<int> Cluster::StartWorker(const std::vector<std::string>& extra_a
 
   int index = num_workers();
   ChildOptions child;
-  child.argv = {BinDir() + "/tuneforge-worker", "--server", address(), "--token-file", token_file_,
-                "--device-key", options_.device_key};
+  child.argv = command;
+  for (const std::string& arg : {std::string("--server"), address(), std::string("--token-file"), token_file_,
+                                 std::string("--device-key"), options_.device_key})
+    child.argv.push_back(arg);
   child.argv.insert(child.argv.end(), extra_args.begin(), extra_args.end());
   child.stdout_path = absl::StrCat(dir_, "/worker-", index, ".log");
   child.unset_env = {"TUNEFORGE_TOKEN"};

@@ -75,6 +75,10 @@ class Cluster {
   // `extra_args`) and waits until the server lists a new worker; returns
   // its index.
   absl::StatusOr<int> StartWorker(const std::vector<std::string>& extra_args = {});
+  // The same with another command than build/bin/tuneforge-worker (a
+  // bundle's run-worker, maybe behind `env VAR=VALUE`).
+  absl::StatusOr<int> StartWorkerWith(const std::vector<std::string>& command,
+                                      const std::vector<std::string>& extra_args = {});
   Worker& worker(int index) { return workers_.at(index); }
   int num_workers() const { return static_cast<int>(workers_.size()); }
 

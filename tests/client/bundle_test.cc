@@ -1,0 +1,92 @@
+// The worker bundle (deploy/bundle.sh) as a user deploys it: packed into a
+// folder, started with its run-worker against a real server on 127.0.0.1,
+// here under qemu-user's emulation of this machine (what a board's bundle
+// gets in the tests): it registers as emulated, a job for its key runs to
+// completion with checked outputs, and the job says its timings mean nothing.
+#include <sys/utsname.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/service/harness.h"
+
+namespace tuneforge::client_test {
+namespace {
+
+using ::testing::HasSubstr;
+using service_test::CliResult;
+using service_test::Cluster;
+using service_test::kTestDeviceKey;
+
+std::string HostArch() {
+  utsname u{};
+  uname(&u);
+  return u.machine;
+}
+
+// deploy/bundle.sh of this checkout (the binaries' build folder is the
+// parent of TF_BIN_DIR); its exit code, and its output in `log`.
+int Bundle(const std::string& arch, const std::string& out, const std::string& log) {
+  const std::string bin = std::getenv("TF_BIN_DIR") ? std::getenv("TF_BIN_DIR") : "build/bin";
+  const std::string script = std::string(TF_TEST_DATA_DIR) + "/../../deploy/bundle.sh";
+  const std::string cmd = absl::StrCat(script, " --arch ", arch, " --out ", out, " --build-dir ", bin, "/.. > ",
+                                       log, " 2>&1");
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(BundleTest, AnEmulatedBundledWorkerRunsAJobToCompletion) {
+  const std::string emulator = "/usr/bin/qemu-" + HostArch();
+  if (!std::filesystem::exists(emulator)) GTEST_SKIP() << emulator << " is not installed (Debian's qemu-user)";
+  absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  Cluster& c = **cluster;
+  const std::string out = c.dir() + "/bundle", log = c.dir() + "/bundle.log";
+  ASSERT_EQ(Bundle(HostArch(), out, log), 0) << ReadAll(log);
+  for (const char* f : {"run-worker", "bin/tuneforge-worker", "bin/tuneforge-runner", "launch/tuneforge-runner"})
+    EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
+
+  absl::StatusOr<int> worker =
+      c.StartWorkerWith({"/usr/bin/env", "TUNEFORGE_EMULATOR=" + emulator, out + "/run-worker"});
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  CliResult workers = c.RunCliOnServer({"workers"});
+  ASSERT_EQ(workers.exit_code, 0) << workers.err;
+  EXPECT_EQ(workers.json["workers"][0]["kind"], "emulated");
+
+  CliResult submitted = c.RunCliOnServer({"submit", "matmul:M=16,N=16,K=16", "--trials", "4", "--batch", "4",
+                                          "--device-key", kTestDeviceKey, "--retime", "-1"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  const std::string job = submitted.json["job"].get<std::string>();
+  CliResult watched = c.RunCli({"watch", job, "--server", c.address(), "--token-file", c.token_file()},
+                               absl::Seconds(240));
+  ASSERT_EQ(watched.exit_code, 0) << watched.err << watched.out;
+  EXPECT_THAT(watched.out + watched.err, HasSubstr("emulated device (timings mean nothing)"));
+  CliResult status = c.RunCliOnServer({"status", job});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(status.json["state"], "done");
+  EXPECT_EQ(status.json["emulated_device"], true);
+  EXPECT_EQ(status.json["trials_done"], 4);
+  EXPECT_GT(status.json["best_gflops"].get<double>(), 0) << status.out;  // a correct kernel was found
+}
+
+TEST(BundleTest, AnotherArchitectureOrBadArgumentsAreOneLineErrors) {
+  const std::string dir = std::filesystem::temp_directory_path() / "tf-bundle-args";
+  const std::string other = HostArch() == "x86_64" ? "aarch64" : "x86_64";
+  EXPECT_EQ(Bundle(other, dir, dir + ".log"), 2);
+  EXPECT_THAT(ReadAll(dir + ".log"), HasSubstr("not built yet"));
+  EXPECT_EQ(Bundle("riscv64", dir, dir + ".log"), 2);
+  EXPECT_THAT(ReadAll(dir + ".log"), HasSubstr("--arch must be x86_64 or aarch64"));
+  std::filesystem::remove(dir + ".log");
+}
+
+}  // namespace
+}  // namespace tuneforge::client_test
