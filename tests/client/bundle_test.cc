@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -76,6 +77,46 @@ TEST(BundleTest, AnEmulatedBundledWorkerRunsAJobToCompletion) {
   EXPECT_EQ(status.json["emulated_device"], true);
   EXPECT_EQ(status.json["trials_done"], 4);
   EXPECT_GT(status.json["best_gflops"].get<double>(), 0) << status.out;  // a correct kernel was found
+}
+
+// One server, two kinds of worker on two keys, a job on each at once:
+// each job runs on its key's worker and says whether it is emulated.
+TEST(BundleTest, ANativeAndAnEmulatedWorkerRunTwoJobsAtOnce) {
+  const std::string emulator = "/usr/bin/qemu-" + HostArch();
+  if (!std::filesystem::exists(emulator)) GTEST_SKIP() << emulator << " is not installed (Debian's qemu-user)";
+  absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  Cluster& c = **cluster;
+  const std::string out = c.dir() + "/bundle", log = c.dir() + "/bundle.log";
+  ASSERT_EQ(Bundle(HostArch(), out, log), 0) << ReadAll(log);
+  ASSERT_TRUE(c.StartWorker().ok());
+  constexpr char kEmulatedKey[] = "e2e-emulated";
+  ASSERT_TRUE(
+      c.StartWorkerWith({"/usr/bin/env", "TUNEFORGE_EMULATOR=" + emulator, out + "/run-worker"}, {}, kEmulatedKey)
+          .ok());
+  std::vector<std::string> jobs;
+  for (const char* key : {kTestDeviceKey, kEmulatedKey}) {
+    CliResult submitted = c.RunCliOnServer({"submit", "matmul:M=16,N=16,K=16", "--trials", "4", "--batch", "4",
+                                            "--device-key", key, "--retime", "-1"});
+    ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+    jobs.push_back(submitted.json["job"].get<std::string>());
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    CliResult watched = c.RunCli({"watch", jobs[i], "--server", c.address(), "--token-file", c.token_file()},
+                                 absl::Seconds(240));
+    ASSERT_EQ(watched.exit_code, 0) << watched.err << watched.out;
+    CliResult status = c.RunCliOnServer({"status", jobs[i]});
+    ASSERT_EQ(status.exit_code, 0) << status.err;
+    EXPECT_EQ(status.json["state"], "done");
+    EXPECT_EQ(status.json["device_key"], i == 0 ? kTestDeviceKey : kEmulatedKey);
+    EXPECT_EQ(status.json["emulated_device"], i == 1);
+    EXPECT_GT(status.json["best_gflops"].get<double>(), 0) << status.out;
+  }
+  CliResult workers = c.RunCliOnServer({"workers"});
+  ASSERT_EQ(workers.exit_code, 0) << workers.err;
+  std::multiset<std::string> kinds;
+  for (const auto& w : workers.json["workers"]) kinds.insert(w["kind"].get<std::string>());
+  EXPECT_EQ(kinds, (std::multiset<std::string>{"cpu", "emulated"}));
 }
 
 TEST(BundleTest, AnotherArchitectureOrBadArgumentsAreOneLineErrors) {

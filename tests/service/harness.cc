@@ -146,7 +146,8 @@ absl::StatusOr<int> Cluster::StartWorker(const std::vector<std::string>& extra_a
 }
 
 absl::StatusOr<int> Cluster::StartWorkerWith(const std::vector<std::string>& command,
-                                             const std::vector<std::string>& extra_args) {
+                                             const std::vector<std::string>& extra_args,
+                                             const std::string& device_key) {
   absl::StatusOr<std::vector<v1::WorkerStatus>> before = ListWorkers();
   if (!before.ok()) return before.status();
   std::set<std::string> known;
@@ -157,7 +158,8 @@ absl::StatusOr<int> Cluster::StartWorkerWith(const std::vector<std::string>& com
   ChildOptions child;
   child.argv = command;
   for (const std::string& arg : {std::string("--server"), address(), std::string("--token-file"), token_file_,
-                                 std::string("--device-key"), options_.device_key})
+                                 std::string("--device-key"),
+                                 device_key.empty() ? options_.device_key : device_key})
     child.argv.push_back(arg);
   child.argv.insert(child.argv.end(), extra_args.begin(), extra_args.end());
   child.stdout_path = absl::StrCat(dir_, "/worker-", index, ".log");

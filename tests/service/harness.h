@@ -76,9 +76,11 @@ class Cluster {
   // its index.
   absl::StatusOr<int> StartWorker(const std::vector<std::string>& extra_args = {});
   // The same with another command than build/bin/tuneforge-worker (a
-  // bundle's run-worker, maybe behind `env VAR=VALUE`).
+  // bundle's run-worker, maybe behind `env VAR=VALUE`) and, if given,
+  // another device key than the cluster's.
   absl::StatusOr<int> StartWorkerWith(const std::vector<std::string>& command,
-                                      const std::vector<std::string>& extra_args = {});
+                                      const std::vector<std::string>& extra_args = {},
+                                      const std::string& device_key = "");
   Worker& worker(int index) { return workers_.at(index); }
   int num_workers() const { return static_cast<int>(workers_.size()); }
 
