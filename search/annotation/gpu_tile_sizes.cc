@@ -26,18 +26,20 @@ int64_t DrawDivisor(int64_t left, int64_t cap, Rng& rng) {
   return choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)];
 }
 
-// Lengths [S1 vthread, S2 thread, S3, S4 registers] of a spatial axis.
+// Lengths [S1 vthread, S2 thread, S3, S4 registers] of a spatial axis,
+// innermost first: the registers, then the threads, then the vthreads.
 std::vector<int64_t> DrawSpatialLevels(int64_t extent, TileBudget& b, const HardwareParams& hw, Rng& rng) {
   std::vector<int64_t> lengths(4, 1);
   int64_t left = extent;
-  const int64_t caps[4] = {b.vthreads, b.threads, b.local, std::min(b.local, hw.max_innermost_split_factor)};
-  int64_t* budgets[4] = {&b.vthreads, &b.threads, &b.local, &b.local};
-  for (int i = 3; i >= 0; --i) {
-    const int64_t cap = i == 2 ? b.local : caps[i];  // S3 draws from what S4 left
-    lengths[i] = DrawDivisor(left, cap, rng);
-    left /= lengths[i];
-    *budgets[i] /= lengths[i];
-  }
+  auto draw = [&](int level, int64_t cap, int64_t& budget) {
+    lengths[level] = DrawDivisor(left, cap, rng);
+    left /= lengths[level];
+    budget /= lengths[level];
+  };
+  draw(3, std::min(b.local, hw.max_innermost_split_factor), b.local);
+  draw(2, b.local, b.local);
+  draw(1, b.threads, b.threads);
+  draw(0, b.vthreads, b.vthreads);
   return lengths;
 }
 
