@@ -130,11 +130,11 @@ class RegionInference {
     // around it): on a CPU, vthread loops are plain loops and a "shared"
     // cache is just a copy.
     bool in_gpu_threads = false;
-    for (auto [st, node] : path) in_gpu_threads = in_gpu_threads || IsThreadIdx(LoopAnnotation(st, node));
+    for (auto [st, node] : path) in_gpu_threads = in_gpu_threads || IsThreadBinding(LoopAnnotation(st, node));
     absl::flat_hash_set<const te::VarNode*> fixed;
     for (auto [st, node] : path) {
       IterAnnotation a = LoopAnnotation(st, node);
-      bool spans_threads = IsThreadIdx(a) || a == IterAnnotation::kVThread;
+      bool spans_threads = IsThreadBinding(a) || a == IterAnnotation::kVThread;
       if (!(in_gpu_threads && stage.scope == "shared" && spans_threads)) fixed.insert(vars_[st][node].get());
     }
     int rank = static_cast<int>(stage.op->shape.size());
@@ -208,9 +208,6 @@ class RegionInference {
     for (const Iterator& it : stages_[stage].iters)
       if (it.node == node) return it.annotation;
     return IterAnnotation::kNone;
-  }
-  static bool IsThreadIdx(IterAnnotation a) {
-    return a == IterAnnotation::kThreadX || a == IterAnnotation::kThreadY || a == IterAnnotation::kThreadZ;
   }
 
   const State& state_;

@@ -132,10 +132,7 @@ bool State::BoundsMayChange(const Step& step) const {
       // Binding a loop to threads (or vthreads) relaxes the region of a
       // shared-memory copy computed inside it (bound.cc).
       if (const auto* a = std::get_if<AnnotationStep>(&step)) {
-        const IterAnnotation k = a->annotation;
-        const bool spans = k == IterAnnotation::kVThread || k == IterAnnotation::kThreadX ||
-                           k == IterAnnotation::kThreadY || k == IterAnnotation::kThreadZ;
-        if (spans)
+        if (IsThreadBinding(a->annotation) || a->annotation == IterAnnotation::kVThread)
           for (const Stage& other : stages_)
             if (other.scope == "shared" && !std::holds_alternative<ComputeRoot>(other.location)) return true;
       }

@@ -28,6 +28,10 @@ bool IsGpuBinding(IterAnnotation a) {
          a == IterAnnotation::kThreadZ;
 }
 
+bool IsThreadBinding(IterAnnotation a) {
+  return a == IterAnnotation::kThreadX || a == IterAnnotation::kThreadY || a == IterAnnotation::kThreadZ;
+}
+
 const char* StepKindName(const Step& step) {
   return std::visit(Overloaded{
                         [](const SplitStep&) { return "split"; },

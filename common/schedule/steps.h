@@ -24,6 +24,7 @@ const char* AnnotationName(IterAnnotation a);  // "none", "unroll", ..., "blockI
 // The annotation AnnotationName prints as `name`, or nullopt.
 std::optional<IterAnnotation> ParseAnnotation(std::string_view name);
 bool IsGpuBinding(IterAnnotation a);            // vthread, blockIdx.*, threadIdx.*
+bool IsThreadBinding(IterAnnotation a);         // threadIdx.*
 
 // Split iterator `iter` into lengths.size()+1 iterators.
 // inner_to_outer: lengths are the inner factors, innermost last; the new

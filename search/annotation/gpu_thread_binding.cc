@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "search/annotation/annotation.h"
 #include "search/sketch_rules/stage_queries.h"
+#include "search/sketch_rules/tiling.h"
 
 namespace tuneforge::search {
 namespace {
@@ -29,11 +30,7 @@ bool HasGpuTileLevels(const State& state, int stage) {
 }
 
 absl::Status FuseAndBind(State* state, int stage, int first, int count, IterAnnotation a) {
-  if (count > 1) {
-    std::vector<int> iters;
-    for (int i = 0; i < count; ++i) iters.push_back(first + i);
-    if (absl::Status s = state->Apply(schedule::FuseStep{stage, iters}); !s.ok()) return s;
-  }
+  if (absl::Status s = FuseLoops(state, stage, first, count); !s.ok()) return s;
   return state->Apply(schedule::AnnotationStep{stage, first, a});
 }
 
@@ -53,11 +50,7 @@ absl::Status BindStage(State* state, int stage, const HardwareParams& hw) {
     return absl::UnimplementedError(absl::StrCat("stage '", st.op->name,
                                                  "' has no spatial loop to bind to GPU threads (a full "
                                                  "reduction needs cross-thread reduction, not built yet)"));
-  if (outer > 1) {
-    std::vector<int> iters;
-    for (int i = 0; i < outer; ++i) iters.push_back(i);
-    if (absl::Status s = state->Apply(schedule::FuseStep{stage, iters}); !s.ok()) return s;
-  }
+  if (absl::Status s = FuseLoops(state, stage, 0, outer); !s.ok()) return s;
   const int64_t outputs = state->stage(stage).iter_node(0).extent;
   const int64_t threads = std::min(outputs, hw.default_threads_per_block);
   if (absl::Status s = state->Apply(schedule::SplitStep{stage, 0, {threads}, true}); !s.ok()) return s;

@@ -6,6 +6,7 @@
 // the other rules (kApply).
 #include "search/sketch_rules/sketch_rules.h"
 #include "search/sketch_rules/stage_queries.h"
+#include "search/sketch_rules/tiling.h"
 
 namespace tuneforge::search {
 namespace {
@@ -28,16 +29,9 @@ class AddRfactorRule : public SketchRule {
   }
   std::vector<DerivedState> Apply(const schedule::State& state, int stage,
                                   const HardwareParams&) const override {
-    const schedule::Stage& st = state.stage(stage);
-    const int ns = st.num_spatial_axes();
-    const int n = static_cast<int>(st.iters.size());
+    const int ns = state.stage(stage).num_spatial_axes();
     schedule::State base = state;
-    if (n - ns > 1) {
-      std::vector<int> reduce(n - ns);
-      for (int i = ns; i < n; ++i) reduce[i - ns] = i;
-      if (!base.Apply(schedule::FuseStep{stage, reduce}).ok()) return {};
-    }
-    if (!base.Apply(schedule::SplitStep{stage, ns, {1}, true}).ok()) return {};
+    if (!FuseAndSplitReduction(&base, stage).ok()) return {};
     std::vector<DerivedState> out;
     for (int part : {ns + 1, ns}) {  // factor the inner part (vectorizable), or the outer
       schedule::State next = base;

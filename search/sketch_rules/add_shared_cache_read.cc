@@ -16,15 +16,22 @@ namespace tuneforge::search {
 namespace {
 
 // The tiled stage that reads `stage` directly and wants its input shared:
-// tiled for the GPU (its spatial splits found) and with a reduction loop.
-int SharedReader(const schedule::State& state, int stage) {
+// tiled for the GPU and with a reduction loop; with its tiling's spatial
+// split steps (the thread level the copy's fetch follows).
+struct SharedReader {
+  int stage = -1;
+  std::vector<int> tile_splits;
+};
+
+SharedReader FindSharedReader(const schedule::State& state, int stage) {
   const std::vector<int>& consumers = state.dag()->analysis(stage).consumers;
-  if (consumers.size() != 1) return -1;
+  if (consumers.size() != 1) return {};
   int c = consumers[0];
   if (!NeedsMultiLevelTiling(state, c) || !IsTransformed(state, c) || OutermostReductionTileEnd(state, c) < 0)
-    return -1;
-  if (MultiLevelTileSplits(state, c).empty()) return -1;
-  return c;
+    return {};
+  std::vector<int> splits = MultiLevelTileSplits(state, c);
+  if (splits.empty()) return {};
+  return {c, std::move(splits)};
 }
 
 class AddSharedCacheReadRule : public SketchRule {
@@ -32,25 +39,21 @@ class AddSharedCacheReadRule : public SketchRule {
   const char* name() const override { return "add_shared_cache_read"; }
   RuleDecision Check(const schedule::State& state, int stage, const HardwareParams&) const override {
     if (IsInlined(state, stage) || absl::EndsWith(state.stage(stage).op->name, ".shared") ||
-        SharedReader(state, stage) < 0)
+        FindSharedReader(state, stage).stage < 0)
       return RuleDecision::kSkip;
     return RuleDecision::kApplyAndSkipRest;
   }
   std::vector<DerivedState> Apply(const schedule::State& state, int stage,
                                   const HardwareParams&) const override {
-    const int reader = SharedReader(state, stage);
-    const std::vector<int> thread_splits = MultiLevelTileSplits(state, reader);
+    const SharedReader reader = FindSharedReader(state, stage);
     schedule::State next = state;
-    if (!next.Apply(schedule::CacheReadStep{stage, "shared", {reader}}).ok()) return {};
-    const int copy = stage + 1, tiled = reader + 1;  // the copy is inserted after `stage`
+    if (!next.Apply(schedule::CacheReadStep{stage, "shared", {reader.stage}}).ok()) return {};
+    const int copy = stage + 1, tiled = reader.stage + 1;  // the copy is inserted after `stage`
     const int at = OutermostReductionTileEnd(next, tiled);
     if (!next.Apply(schedule::ComputeAtStep{copy, tiled, at}).ok()) return {};
-    const int rank = static_cast<int>(next.stage(copy).iters.size());
-    std::vector<int> all;
-    for (int i = 0; i < rank; ++i) all.push_back(i);
-    if (rank > 1 && !next.Apply(schedule::FuseStep{copy, all}).ok()) return {};
+    if (!FuseLoops(&next, copy, 0, static_cast<int>(next.stage(copy).iters.size())).ok()) return {};
     // Level 1 of [S1, S2, S3, S4]: the threads of the block.
-    if (!next.Apply(schedule::FollowFusedSplitStep{copy, 0, thread_splits, 1, true}).ok()) return {};
+    if (!next.Apply(schedule::FollowFusedSplitStep{copy, 0, reader.tile_splits, 1, true}).ok()) return {};
     if (!next.Apply(schedule::AnnotationStep{copy, 1, schedule::IterAnnotation::kThreadX}).ok()) return {};
     return {DerivedState{std::move(next), stage, ""}};
   }

@@ -7,6 +7,7 @@
 // derived as well (kApply), as Ansor does.
 #include "search/sketch_rules/sketch_rules.h"
 #include "search/sketch_rules/stage_queries.h"
+#include "search/sketch_rules/tiling.h"
 
 namespace tuneforge::search {
 namespace {
@@ -31,21 +32,13 @@ class CrossThreadReductionRule : public SketchRule {
   }
   std::vector<DerivedState> Apply(const schedule::State& state, int stage,
                                   const HardwareParams&) const override {
-    const schedule::Stage& st = state.stage(stage);
-    const int ns = st.num_spatial_axes();
-    const int n = static_cast<int>(st.iters.size());
+    const int ns = state.stage(stage).num_spatial_axes();
     schedule::State next = state;
-    auto fuse = [&](int s, int first, int count) {
-      std::vector<int> iters;
-      for (int i = first; i < first + count; ++i) iters.push_back(i);
-      return count <= 1 || next.Apply(schedule::FuseStep{s, iters}).ok();
-    };
-    if (!fuse(stage, ns, n - ns)) return {};
     // reduce -> reduce.0 (each thread's serial part), reduce.1 (the threads)
-    if (!next.Apply(schedule::SplitStep{stage, ns, {1}, true}).ok()) return {};
+    if (!FuseAndSplitReduction(&next, stage).ok()) return {};
     if (!next.Apply(schedule::RfactorStep{stage, ns + 1, ns}).ok()) return {};
     const int partials = stage, outputs = stage + 1;
-    if (!fuse(outputs, 0, ns)) return {};
+    if (!FuseLoops(&next, outputs, 0, ns).ok()) return {};
     if (!next.Apply(schedule::AnnotationStep{outputs, 0, schedule::IterAnnotation::kBlockX}).ok()) return {};
     if (!next.Apply(schedule::ComputeAtStep{partials, outputs, 0}).ok()) return {};
     // The partials' loops: the spatial axes (one output here), the threads'

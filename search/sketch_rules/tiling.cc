@@ -96,6 +96,20 @@ absl::Status FuseIntoConsumer(State* state, int producer, int consumer,
   return state->Apply(schedule::ComputeAtStep{producer, consumer, level * ns - 1});
 }
 
+absl::Status FuseLoops(State* state, int stage, int first, int count) {
+  if (count < 2) return absl::OkStatus();
+  std::vector<int> iters;
+  for (int i = first; i < first + count; ++i) iters.push_back(i);
+  return state->Apply(schedule::FuseStep{stage, iters});
+}
+
+absl::Status FuseAndSplitReduction(State* state, int stage) {
+  const int ns = state->stage(stage).num_spatial_axes();
+  const int n = static_cast<int>(state->stage(stage).iters.size());
+  if (absl::Status s = FuseLoops(state, stage, ns, n - ns); !s.ok()) return s;
+  return state->Apply(schedule::SplitStep{stage, ns, {1}, true});
+}
+
 std::vector<int> MultiLevelTileSplits(const State& state, int stage) {
   const std::string& name = state.stage(stage).op->name;
   const int ns = state.stage(stage).num_spatial_axes();

@@ -31,6 +31,16 @@ absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(schedule::State* state, i
 absl::Status FuseIntoConsumer(schedule::State* state, int producer, int consumer,
                               const std::vector<int>& producer_splits, int level);
 
+// Fuses loops first..first+count-1 of `stage` into one (nothing for fewer
+// than two).
+absl::Status FuseLoops(schedule::State* state, int stage, int first, int count);
+
+// Fuses the reduction loops of an untransformed `stage` into one and splits
+// it in two (inner length a placeholder 1 that annotation fills in): loops
+// ns (outer) and ns + 1 (inner) then, ns the number of spatial axes. What
+// rfactor and cross-thread reduction start from.
+absl::Status FuseAndSplitReduction(schedule::State* state, int stage);
+
 // The split steps (indices into the schedule) that multi-level tiling made
 // of `stage`'s spatial axes, in axis order; empty when it was not tiled so.
 // Found by replaying the steps: a stage's index shifts as cache stages are

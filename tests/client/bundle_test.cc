@@ -45,19 +45,36 @@ std::string ReadAll(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-TEST(BundleTest, AnEmulatedBundledWorkerRunsAJobToCompletion) {
-  const std::string emulator = "/usr/bin/qemu-" + HostArch();
-  if (!std::filesystem::exists(emulator)) GTEST_SKIP() << emulator << " is not installed (Debian's qemu-user)";
-  absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  Cluster& c = **cluster;
-  const std::string out = c.dir() + "/bundle", log = c.dir() + "/bundle.log";
-  ASSERT_EQ(Bundle(HostArch(), out, log), 0) << ReadAll(log);
-  for (const char* f : {"run-worker", "bin/tuneforge-worker", "bin/tuneforge-runner", "launch/tuneforge-runner"})
-    EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
+// A real server and this checkout's bundle in its folder; skipped where
+// Debian's qemu-user is missing.
+class BundleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    emulator_ = "/usr/bin/qemu-" + HostArch();
+    if (!std::filesystem::exists(emulator_)) GTEST_SKIP() << emulator_ << " is not installed (Debian's qemu-user)";
+    absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
+    bundle_ = cluster_->dir() + "/bundle";
+    const std::string log = cluster_->dir() + "/bundle.log";
+    ASSERT_EQ(Bundle(HostArch(), bundle_, log), 0) << ReadAll(log);
+  }
+  Cluster& c() { return *cluster_; }
+  // The bundle's run-worker under the emulator.
+  std::vector<std::string> EmulatedWorker() const {
+    return {"/usr/bin/env", "TUNEFORGE_EMULATOR=" + emulator_, bundle_ + "/run-worker"};
+  }
 
-  absl::StatusOr<int> worker =
-      c.StartWorkerWith({"/usr/bin/env", "TUNEFORGE_EMULATOR=" + emulator, out + "/run-worker"});
+  std::string emulator_, bundle_;
+  std::unique_ptr<Cluster> cluster_;
+};
+
+TEST_F(BundleTest, AnEmulatedBundledWorkerRunsAJobToCompletion) {
+  for (const char* f : {"run-worker", "bin/tuneforge-worker", "bin/tuneforge-runner", "launch/tuneforge-runner"})
+    EXPECT_TRUE(std::filesystem::exists(bundle_ + "/" + f)) << f;
+  Cluster& c = this->c();
+
+  absl::StatusOr<int> worker = c.StartWorkerWith(EmulatedWorker());
   ASSERT_TRUE(worker.ok()) << worker.status();
   CliResult workers = c.RunCliOnServer({"workers"});
   ASSERT_EQ(workers.exit_code, 0) << workers.err;
@@ -81,19 +98,11 @@ TEST(BundleTest, AnEmulatedBundledWorkerRunsAJobToCompletion) {
 
 // One server, two kinds of worker on two keys, a job on each at once:
 // each job runs on its key's worker and says whether it is emulated.
-TEST(BundleTest, ANativeAndAnEmulatedWorkerRunTwoJobsAtOnce) {
-  const std::string emulator = "/usr/bin/qemu-" + HostArch();
-  if (!std::filesystem::exists(emulator)) GTEST_SKIP() << emulator << " is not installed (Debian's qemu-user)";
-  absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  Cluster& c = **cluster;
-  const std::string out = c.dir() + "/bundle", log = c.dir() + "/bundle.log";
-  ASSERT_EQ(Bundle(HostArch(), out, log), 0) << ReadAll(log);
+TEST_F(BundleTest, ANativeAndAnEmulatedWorkerRunTwoJobsAtOnce) {
+  Cluster& c = this->c();
   ASSERT_TRUE(c.StartWorker().ok());
   constexpr char kEmulatedKey[] = "e2e-emulated";
-  ASSERT_TRUE(
-      c.StartWorkerWith({"/usr/bin/env", "TUNEFORGE_EMULATOR=" + emulator, out + "/run-worker"}, {}, kEmulatedKey)
-          .ok());
+  ASSERT_TRUE(c.StartWorkerWith(EmulatedWorker(), {}, kEmulatedKey).ok());
   std::vector<std::string> jobs;
   for (const char* key : {kTestDeviceKey, kEmulatedKey}) {
     CliResult submitted = c.RunCliOnServer({"submit", "matmul:M=16,N=16,K=16", "--trials", "4", "--batch", "4",
@@ -119,7 +128,7 @@ TEST(BundleTest, ANativeAndAnEmulatedWorkerRunTwoJobsAtOnce) {
   EXPECT_EQ(kinds, (std::multiset<std::string>{"cpu", "emulated"}));
 }
 
-TEST(BundleTest, AnotherArchitectureOrBadArgumentsAreOneLineErrors) {
+TEST(BundleScriptTest, AnotherArchitectureOrBadArgumentsAreOneLineErrors) {
   const std::string dir = std::filesystem::temp_directory_path() / "tf-bundle-args";
   const std::string other = HostArch() == "x86_64" ? "aarch64" : "x86_64";
   EXPECT_EQ(Bundle(other, dir, dir + ".log"), 2);
