@@ -7,8 +7,10 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/codegen/cuda/cuda_compile.h"
 #include "common/lower/lower.h"
 #include "common/lower/stmt_functor.h"
+#include "common/schedule/gpu_binding.h"
 #include "common/schedule/state.h"
 #include "common/te/ndarray.h"
 
@@ -25,6 +27,8 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
 // a worker's builder that long: such a candidate is refused before code
 // generation. The expert schedules lower to under 100 statements.
 constexpr int64_t kMaxLoweredStmts = 8192;
+// Threads per block of the naive GPU program (what TVM's default schedule uses).
+constexpr int64_t kNaiveGpuThreads = 256;
 
 BuiltKernel Failed(MeasureErrorKind kind, std::string error) {
   BuiltKernel k;
@@ -38,7 +42,8 @@ BuiltKernel Compile(const te::ComputeDag& dag, const lower::LoweredFunc& func,
   absl::StatusOr<std::vector<ArgSpec>> args = KernelArgs(dag, func);
   if (!args.ok())
     return Failed(MeasureErrorKind::kLowerError, std::string(args.status().message()));
-  absl::StatusOr<codegen::CompiledObject> object = codegen::CompileToObject(func, target);
+  absl::StatusOr<codegen::CompiledObject> object =
+      target.gpu ? codegen::CompileForGpu(func, *target.gpu) : codegen::CompileToObject(func, target);
   if (!object.ok())
     return Failed(MeasureErrorKind::kCompileError, std::string(object.status().message()));
   BuiltKernel k;
@@ -92,7 +97,14 @@ BuiltKernel BuildSchedule(const te::ComputeDagPtr& dag, const std::vector<schedu
     absl::StatusOr<schedule::State> state = schedule::State::Replay(dag, steps);
     if (!state.ok())
       return Failed(MeasureErrorKind::kInvalidSchedule, std::string(state.status().message()));
-    absl::StatusOr<lower::LoweredFunc> func = lower::Lower(*state);
+    // On a GPU the unscheduled program runs bound naively to threads: the
+    // reference every candidate is checked against on the same device.
+    if (target.gpu && steps.empty())
+      state = schedule::BindNaiveForGpu(*state, std::min<int64_t>(kNaiveGpuThreads,
+                                                                  target.gpu->limits.max_threads_per_block));
+    if (!state.ok()) return Failed(MeasureErrorKind::kLowerError, std::string(state.status().message()));
+    absl::StatusOr<lower::LoweredFunc> func =
+        lower::Lower(*state, target.gpu ? lower::LowerOptions::Gpu() : lower::LowerOptions{});
     if (!func.ok())
       return Failed(MeasureErrorKind::kLowerError, std::string(func.status().message()));
     if (int64_t n = lower::CountStmts(func->body); n > kMaxLoweredStmts)

@@ -1,5 +1,8 @@
 #include "measure/measure_proto.h"
 
+#include <algorithm>
+#include <array>
+
 #include "absl/strings/str_cat.h"
 
 namespace tuneforge::measure {
@@ -105,6 +108,21 @@ v1::BuiltKernel KernelObjectToProto(const codegen::CompiledObject& object) {
     q.set_lanes(a.dtype.lanes);
     for (int64_t d : a.shape) q.add_shape(d);
   }
+  for (const codegen::CudaKernel& k : object.cuda_kernels) {
+    v1::CudaKernel& q = *p.add_cuda_kernels();
+    q.set_name(k.name);
+    for (int64_t d : k.grid) q.add_grid(d);
+    for (int64_t d : k.block) q.add_block(d);
+    q.set_shared_bytes(k.shared_bytes);
+    q.set_local_bytes(k.local_bytes);
+  }
+  for (const codegen::CudaTemporary& t : object.cuda_temporaries) {
+    v1::CudaTemporary& q = *p.add_cuda_temporaries();
+    q.set_name(t.name);
+    q.set_scalar(static_cast<uint32_t>(t.dtype.scalar));
+    q.set_lanes(t.dtype.lanes);
+    q.set_elements(t.elements);
+  }
   return p;
 }
 
@@ -119,6 +137,19 @@ codegen::CompiledObject KernelObjectFromProto(const v1::BuiltKernel& proto) {
     o.packed_args.push_back(codegen::PackedArg{
         q.name(), te::DType{static_cast<te::ScalarType>(q.scalar()), q.lanes()},
         std::vector<int64_t>(q.shape().begin(), q.shape().end())});
+  // Launch shapes are checked by the driver at launch (a bad one fails that
+  // candidate); a missing dimension is 1.
+  auto dims = [](const auto& field) {
+    std::array<int64_t, 3> d = {1, 1, 1};
+    for (int i = 0; i < std::min(3, field.size()); ++i) d[i] = field[i];
+    return d;
+  };
+  for (const v1::CudaKernel& q : proto.cuda_kernels())
+    o.cuda_kernels.push_back(
+        codegen::CudaKernel{q.name(), dims(q.grid()), dims(q.block()), q.shared_bytes(), q.local_bytes()});
+  for (const v1::CudaTemporary& q : proto.cuda_temporaries())
+    o.cuda_temporaries.push_back(codegen::CudaTemporary{
+        q.name(), te::DType{static_cast<te::ScalarType>(q.scalar()), q.lanes()}, q.elements()});
   return o;
 }
 

@@ -56,6 +56,9 @@ absl::StatusOr<std::unique_ptr<Measurer>> Measurer::Create(codegen::Target targe
         "measure options: repeat (", options.repeat, ") and number (", options.number,
         ") must be >= 1, min_repeat_ms (", options.min_repeat_ms, ") >= 0 and the timeouts > 0"));
   RunnerConfig runner = RunnerChildConfig(options);
+  // The CUDA driver reserves far more address space than a runner's limit
+  // allows; a GPU runner's large buffers live on the device anyway.
+  if (target.gpu) runner.memory_limit_bytes = 0;
   if (access(runner.path.c_str(), X_OK) != 0)
     return absl::NotFoundError(absl::StrCat("runner binary '", runner.path,
                                             "' not found or not executable; build the "

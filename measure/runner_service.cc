@@ -14,6 +14,7 @@
 #include "common/codegen/packed_constants.h"
 #include "common/runtime/parallel.h"
 #include "measure/build_service.h"
+#include "measure/gpu_runner.h"
 #include "measure/measure_proto.h"
 #include "measure/protocol.h"
 #include "measure/timing.h"
@@ -32,6 +33,15 @@ absl::StatusOr<std::unique_ptr<codegen::LoadedKernel>> Load(const codegen::Compi
   auto kernel = codegen::LoadObject(object);
   RestoreDefaultCrashSignals();
   return kernel;
+}
+
+// A GPU failure as a measurement error: a kernel fault crashed the context,
+// the GPU's memory ran out, a launch the GPU refused, or the machinery.
+MeasureErrorKind GpuErrorKind(const absl::Status& s) {
+  if (absl::IsAborted(s)) return MeasureErrorKind::kRuntimeCrash;
+  if (absl::IsResourceExhausted(s)) return MeasureErrorKind::kOutOfMemory;
+  if (absl::IsInvalidArgument(s)) return MeasureErrorKind::kCompileError;
+  return MeasureErrorKind::kRunnerError;
 }
 
 absl::Status SendPhase(int fd, runner::Phase::Kind kind) {
@@ -62,6 +72,10 @@ MeasureOptions ResolvedOptions(const v1::MeasureOptions& proto) {
 class RunnerService {
  public:
   explicit RunnerService(int out_fd) : out_fd_(out_fd) {}
+
+  // After a GPU kernel fault the context is unusable: the process ends once
+  // it has reported the fault, and its parent starts a fresh one.
+  bool must_exit() const { return gpu_ && gpu_->broken(); }
 
   MeasureResult Handle(const runner::RunRequest& request) {
     try {
@@ -96,6 +110,7 @@ class RunnerService {
     }
     SendPhase(out_fd_, runner::Phase::CANDIDATE).IgnoreError();
     const codegen::CompiledObject candidate = KernelObjectFromProto(request.candidate());
+    if (candidate.is_gpu()) return MeasureOnGpu(candidate, w, spec);
     auto kernel = Load(candidate);
     if (!kernel.ok())
       return MeasureResult::Failure(MeasureErrorKind::kCompileError,
@@ -135,9 +150,69 @@ class RunnerService {
     threads_ = want;
   }
 
+  // The GPU of this runner, opened at its first GPU program.
+  absl::StatusOr<GpuRunner*> Gpu() {
+    if (!gpu_) {
+      absl::StatusOr<std::unique_ptr<GpuRunner>> opened = GpuRunner::Open();
+      if (!opened.ok()) return opened.status();
+      gpu_ = *std::move(opened);
+    }
+    return gpu_.get();
+  }
+
+  // The GPU path: device copies of the buffers, one checked run, then
+  // repeats timed with events (the same budget rules as on a CPU).
+  MeasureResult MeasureOnGpu(const codegen::CompiledObject& candidate, WorkloadBuffers& w, const RunSpec& spec) {
+    absl::StatusOr<GpuRunner*> gpu = Gpu();
+    if (!gpu.ok()) return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(gpu.status().message()));
+    auto failure = [](const absl::Status& s) { return MeasureResult::Failure(GpuErrorKind(s), std::string(s.message())); };
+    if (absl::Status s = (*gpu)->Bind(w); !s.ok()) return failure(s);
+    absl::StatusOr<std::unique_ptr<GpuProgram>> program = (*gpu)->Load(candidate);
+    if (!program.ok()) return failure(program.status());
+    absl::StatusOr<double> check_s = (*gpu)->RunAndFetch(**program, w.outputs);
+    if (!check_s.ok()) return failure(check_s.status());
+    MeasureResult reply = CompareOutputs(w);
+    if (reply.error_kind != MeasureErrorKind::kNone) return reply;
+    const int repeat = RepeatsWithinBudget(spec, *check_s);
+    if (repeat == 0 || (spec.slow_above_s > 0 && *check_s > spec.slow_above_s)) {
+      reply.number = 1;
+      reply.repeat_seconds = {*check_s};
+      reply.median_seconds = *check_s;
+      reply.timed_ms = *check_s * 1e3;
+      return reply;
+    }
+    TimingOptions timing = spec.options;
+    timing.repeat = repeat;
+    absl::StatusOr<TimingResult> t = (*gpu)->Time(**program, timing);
+    if (!t.ok()) return failure(t.status());
+    reply.number = t->number;
+    reply.repeat_seconds = std::move(t->repeat_seconds);
+    reply.median_seconds = t->median_seconds;
+    reply.timed_ms = t->timed_ms;
+    return reply;
+  }
+
+  // The reference of a GPU workload: its naive program on the same GPU.
+  bool ComputeReferenceOnGpu(const codegen::CompiledObject& object, WorkloadBuffers& w, MeasureResult& failure) {
+    absl::StatusOr<GpuRunner*> gpu = Gpu();
+    absl::Status s = gpu.ok() ? (*gpu)->Bind(w) : gpu.status();
+    absl::StatusOr<std::unique_ptr<GpuProgram>> program =
+        s.ok() ? (*gpu)->Load(object) : absl::StatusOr<std::unique_ptr<GpuProgram>>(s);
+    if (program.ok()) s = (*gpu)->RunAndFetch(**program, w.reference_outputs).status();
+    else s = program.status();
+    if (!s.ok()) {
+      failure = MeasureResult::Failure(MeasureErrorKind::kRunnerError,
+                                       absl::StrCat("the reference (naive) GPU program: ", s.message()));
+      return false;
+    }
+    w.reference_ready = true;
+    return true;
+  }
+
   bool ComputeReference(const v1::BuiltKernel& reference, WorkloadBuffers& w, MeasureResult& failure) {
     SendPhase(out_fd_, runner::Phase::REFERENCE).IgnoreError();
     const codegen::CompiledObject object = KernelObjectFromProto(reference);
+    if (object.is_gpu()) return ComputeReferenceOnGpu(object, w, failure);
     auto kernel = Load(object);
     if (!kernel.ok()) {
       failure =
@@ -183,6 +258,11 @@ class RunnerService {
       return MeasureResult::Failure(MeasureErrorKind::kWrongAnswer,
                   absl::StrCat("the kernel wrote into its input '", changed, "'"));
     }
+    return CompareOutputs(w);
+  }
+
+  // Every candidate output against the reference's.
+  static MeasureResult CompareOutputs(const WorkloadBuffers& w) {
     MeasureResult reply;
     reply.correct = true;
     const size_t num_inputs = w.inputs.size();
@@ -253,6 +333,7 @@ class RunnerService {
   int out_fd_;
   WorkloadCache cache_;
   std::unique_ptr<CacheFlusher> flusher_;
+  std::unique_ptr<GpuRunner> gpu_;
   int threads_ = -1;
 };
 
@@ -284,6 +365,7 @@ int ServeRunner(int in_fd, int out_fd, bool builder) {
       return 2;
     }
     if (!WriteMessage(out_fd, reply).ok()) return 0;
+    if (service.must_exit()) return 0;
   }
 }
 

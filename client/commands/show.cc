@@ -15,6 +15,7 @@
 #include "common/codegen/target.h"
 #include "common/lower/lower.h"
 #include "common/lower/printer.h"
+#include "common/schedule/gpu_binding.h"
 #include "common/schedule/state.h"
 #include "search/annotation/annotation.h"
 #include "search/sketch_generation.h"
@@ -79,7 +80,7 @@ int RunShow(const ShowArgs& args) {
   schedule::State naive(w.dag);
   if (gpu) {
     absl::StatusOr<schedule::State> bound =
-        search::BindNaiveForGpu(naive, std::min<int64_t>(256, gpu_target->limits.max_threads_per_block));
+        schedule::BindNaiveForGpu(naive, std::min<int64_t>(256, gpu_target->limits.max_threads_per_block));
     if (!bound.ok()) return Fail(args.out, bound.status());
     naive = *std::move(bound);
   }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/codegen/cuda/cuda_source.h"
 #include "common/codegen/target.h"
 #include "common/lower/stmt.h"
 
@@ -37,6 +38,12 @@ struct CompiledObject {
   double compile_ms = 0;  // lowered IR -> object
   std::string prepack_symbol = {};         // empty: no constants are packed
   std::vector<PackedArg> packed_args = {};  // the kernel's last arguments
+  // A GPU program (triple kCudaTriple): `object` is PTX, these kernels are
+  // launched in order over the arguments then the temporaries.
+  std::vector<CudaKernel> cuda_kernels = {};
+  std::vector<CudaTemporary> cuda_temporaries = {};
+
+  bool is_gpu() const { return !cuda_kernels.empty(); }
 };
 
 // The buffers at the end of `func.args` that its prepack function fills.

@@ -19,7 +19,7 @@ namespace tuneforge::codegen {
 namespace {
 
 constexpr char kSpecForms[] =
-    "use 'host', 'aarch64' or TRIPLE[:cpu=NAME][:features=+a,+b][:cores=N]";
+    "use 'host', 'aarch64', 'cuda[:sm_XX]' or TRIPLE[:cpu=NAME][:features=+a,+b][:cores=N]";
 
 absl::Status SpecError(const std::string& spec, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat("target '", spec, "': ", what));
@@ -133,6 +133,11 @@ absl::Status ApplyOption(const std::string& spec, absl::string_view option, Targ
 
 absl::StatusOr<Target> Target::Parse(const std::string& spec) {
   if (spec.empty()) return absl::InvalidArgumentError(absl::StrCat("empty target; ", kSpecForms));
+  if (GpuTarget::IsGpuSpec(spec)) {
+    absl::StatusOr<GpuTarget> gpu = GpuTarget::Parse(spec);
+    if (!gpu.ok()) return gpu.status();
+    return Gpu(*std::move(gpu));
+  }
   std::vector<absl::string_view> parts = absl::StrSplit(spec, ':');
   absl::StatusOr<Target> t;
   if (parts[0] == "host") {
@@ -156,10 +161,20 @@ absl::StatusOr<Target> Target::Parse(const std::string& spec) {
   return t;
 }
 
+Target Target::Gpu(GpuTarget gpu) {
+  Target t;
+  t.triple = kCudaTriple;
+  t.cpu = gpu.arch();
+  t.vector_bits = 32;  // CUDA C is scalar per thread
+  t.gpu = std::move(gpu);
+  return t;
+}
+
 bool Target::is_x86() const { return llvm::Triple(triple).getArch() == llvm::Triple::x86_64; }
 bool Target::is_aarch64() const { return llvm::Triple(triple).getArch() == llvm::Triple::aarch64; }
 
 std::string Target::device_key() const {
+  if (gpu) return gpu->device_key();
   std::string isa;
   if (is_x86()) {
     isa = vector_bits >= 512 ? "avx512" : vector_bits >= 256 ? "avx2" : "sse";
@@ -172,6 +187,7 @@ std::string Target::device_key() const {
 }
 
 std::string Target::ToString() const {
+  if (gpu) return gpu->ToString();
   std::string s = absl::StrCat(triple, ":cpu=", cpu);
   if (!features.empty()) absl::StrAppend(&s, ":features=", features);
   absl::StrAppend(&s, ":cores=", num_cores);

@@ -60,12 +60,6 @@ bool WithinGpuLimits(const schedule::State& state, const HardwareParams& hw);
 absl::StatusOr<schedule::State> SampleInitState(const schedule::State& sketch, const HardwareParams& hw,
                                                 Rng& rng);
 
-// The naive program made runnable on a GPU: every stage that can be is
-// inlined, and each stage left is a kernel with its spatial loops fused and
-// split into blocks of at most `max_threads` threads (blockIdx.x,
-// threadIdx.x; a partial last block is guarded).
-absl::StatusOr<schedule::State> BindNaiveForGpu(const schedule::State& naive, int64_t max_threads);
-
 // How many of the outermost loops of `stage` the parallel annotation may
 // fuse: spatial, unannotated, up to and including the first loop that has
 // stages computed inside it. Mutations of the parallel granularity pick in

@@ -6,7 +6,7 @@
 // hw.default_threads_per_block threads. Stages computed inside others run in
 // their threads; stages their sketch rule bound (shared copies, cross-thread
 // reductions) keep those bindings.
-#include "absl/strings/str_cat.h"
+#include "common/schedule/gpu_binding.h"
 #include "search/annotation/annotation.h"
 #include "search/sketch_rules/stage_queries.h"
 #include "search/sketch_rules/tiling.h"
@@ -42,21 +42,7 @@ absl::Status BindStage(State* state, int stage, const HardwareParams& hw) {
     if (absl::Status s = FuseAndBind(state, stage, 1, ns, IterAnnotation::kVThread); !s.ok()) return s;
     return FuseAndBind(state, stage, 2, ns, IterAnnotation::kThreadX);
   }
-  int outer = 0;  // leading spatial, unannotated loops
-  while (outer < static_cast<int>(st.iters.size()) && st.iter_node(outer).kind == schedule::IterKind::kSpatial &&
-         st.iters[outer].annotation == IterAnnotation::kNone)
-    ++outer;
-  if (outer == 0)
-    return absl::UnimplementedError(absl::StrCat("stage '", st.op->name,
-                                                 "' has no spatial loop to bind to GPU threads (a full "
-                                                 "reduction needs cross-thread reduction, not built yet)"));
-  if (absl::Status s = FuseLoops(state, stage, 0, outer); !s.ok()) return s;
-  const int64_t outputs = state->stage(stage).iter_node(0).extent;
-  const int64_t threads = std::min(outputs, hw.default_threads_per_block);
-  if (absl::Status s = state->Apply(schedule::SplitStep{stage, 0, {threads}, true}); !s.ok()) return s;
-  if (absl::Status s = state->Apply(schedule::AnnotationStep{stage, 0, IterAnnotation::kBlockX}); !s.ok())
-    return s;
-  return state->Apply(schedule::AnnotationStep{stage, 1, IterAnnotation::kThreadX});
+  return schedule::BindSpatialLoopsToThreads(state, stage, hw.default_threads_per_block);
 }
 
 }  // namespace

@@ -18,9 +18,20 @@ std::string HostName() {
 
 }  // namespace
 
-v1::DeviceInfo ProbeDevice(const std::string& device_key_override, bool runner_only, bool emulated) {
-  const codegen::Target host = codegen::Target::Host();
+v1::DeviceInfo ProbeDevice(const std::string& device_key_override, bool runner_only, bool emulated,
+                           const std::optional<codegen::Target>& gpu) {
   v1::DeviceInfo device;
+  if (gpu && gpu->gpu) {
+    device.set_device_key(device_key_override.empty() ? gpu->device_key() : device_key_override);
+    device.set_triple(gpu->triple);
+    device.set_cpu(gpu->cpu);
+    device.set_cores(gpu->gpu->num_sms);
+    device.set_hostname(HostName());
+    device.set_can_build(!runner_only);
+    device.set_kind(emulated ? v1::DEVICE_KIND_EMULATED : v1::DEVICE_KIND_GPU);
+    return device;
+  }
+  const codegen::Target host = codegen::Target::Host();
   device.set_device_key(device_key_override.empty() ? DeviceKeyWithModel(host, HostCpuModelName(host))
                                                     : device_key_override);
   device.set_triple(host.triple);

@@ -44,8 +44,10 @@ sigset_t BlockStopSignals() {
   return set;
 }
 
-// A worker for GPU `index` (one worker per GPU): why it cannot be one here.
-absl::Status CheckGpuWorker(int index) {
+// The target of a worker for GPU `index` (one worker per GPU), or why it
+// cannot be one here. Its runners see that GPU alone (CUDA_VISIBLE_DEVICES),
+// as their GPU 0.
+absl::StatusOr<tuneforge::codegen::Target> GpuWorkerTarget(int index) {
   if (!tuneforge::codegen::CudaCompilerAvailable())
     return absl::FailedPreconditionError(absl::StrCat(
         "--gpu ", index, ": this build has no GPU support (CMake found no CUDA toolkit); rebuild where "
@@ -56,10 +58,10 @@ absl::Status CheckGpuWorker(int index) {
   if (index >= static_cast<int>(gpus->size()))
     return absl::InvalidArgumentError(absl::StrCat("--gpu ", index, ": this machine has ", gpus->size(),
                                                    " GPU(s), numbered from 0"));
-  return absl::UnimplementedError(absl::StrCat(
-      "--gpu ", index, " (", (*gpus)[index].device_key(),
-      "): GPU measurement (loading PTX and timing it with the driver) is not built yet; GPU programs can be "
-      "generated and inspected with tuneforge show --target cuda"));
+  setenv("CUDA_VISIBLE_DEVICES", std::to_string(index).c_str(), 1);
+  tuneforge::codegen::Target target = tuneforge::codegen::Target::Gpu((*gpus)[index]);
+  target.is_host = true;  // its programs run on this machine
+  return target;
 }
 
 }  // namespace
@@ -101,8 +103,11 @@ int main(int argc, char** argv) {
     return Fail(std::string(e.what()) + "; run 'tuneforge-worker --help'");
   }
 
-  if (gpu >= 0)
-    if (absl::Status usable = CheckGpuWorker(gpu); !usable.ok()) return Fail(std::string(usable.message()));
+  if (gpu >= 0) {
+    absl::StatusOr<tuneforge::codegen::Target> target = GpuWorkerTarget(gpu);
+    if (!target.ok()) return Fail(std::string(target.status().message()));
+    options.target = *std::move(target);
+  }
   // The bundle's start script runs it under qemu-user with this set.
   if (const char* emulator = std::getenv("TUNEFORGE_EMULATOR"); emulator && *emulator) options.emulated = true;
 

@@ -43,7 +43,7 @@ absl::StatusOr<std::unique_ptr<TaskExecutor>> TaskExecutor::Create(ExecutorOptio
     return absl::InvalidArgumentError(absl::StrCat("build timeout ", options.build_timeout_s,
                                                    " s: it must be positive seconds"));
   std::unique_ptr<TaskExecutor> executor(
-      new TaskExecutor(std::move(options), codegen::Target::Host()));
+      new TaskExecutor(options, options.target ? *options.target : codegen::Target::Host()));
   // Finds the runner binary now, so a worker without one fails at start.
   absl::StatusOr<measure::Measurer*> measurer = executor->measurers_.Get(v1::MeasureOptions());
   if (!measurer.ok()) return measurer.status();

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ struct ExecutorOptions {
   // A candidate whose compile takes longer is a compile_error (its builder
   // process is killed): one pathological program must not hold the worker.
   double build_timeout_s = 60;
+  // The device measured on (a GPU worker's GPU); unset: this CPU.
+  std::optional<codegen::Target> target = std::nullopt;
 };
 
 class TaskExecutor {

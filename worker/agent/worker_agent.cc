@@ -130,10 +130,10 @@ absl::Status WorkerAgent::Session::Connect() {
     channel = *std::move(made);
   }
   absl::StatusOr<std::unique_ptr<TaskExecutor>> executor = TaskExecutor::Create(
-      {options_.runner_only, options_.build_jobs, options_.runner_path, options_.build_timeout_s});
+      {options_.runner_only, options_.build_jobs, options_.runner_path, options_.build_timeout_s, options_.target});
   if (!executor.ok()) return executor.status();
   executor_ = *std::move(executor);
-  device_ = ProbeDevice(options_.device_key, options_.runner_only, options_.emulated);
+  device_ = ProbeDevice(options_.device_key, options_.runner_only, options_.emulated, options_.target);
   absl::MutexLock lock(&mu_);
   client_ = std::make_unique<WorkerClient>(
       channel, options_.connect.token, address_,

@@ -19,10 +19,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "common/codegen/target.h"
 #include "common/rpc/channel.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/tuneforge.pb.h"
@@ -36,6 +38,8 @@ struct WorkerOptions {
   std::shared_ptr<grpc::Channel> channel;  // if set, used instead (embedded: in-process);
                                            // connect.token is still sent
   std::string device_key;                  // empty: probed (codegen::Target::device_key())
+  // The device measured on: a GPU worker's probed GPU; unset: this CPU.
+  std::optional<codegen::Target> target;
   bool runner_only = false;  // never compiles: measures objects the server built for it
   // Registered as running under emulation (qemu-user: $TUNEFORGE_EMULATOR
   // set), so its timings are known to mean nothing.
@@ -96,8 +100,9 @@ class WorkerAgent {
 // This machine as a DeviceInfo: LLVM's host probe (triple, CPU, features,
 // cores, caches), the hostname, can_build = !runner_only. The device key is
 // `device_key_override` when not empty, else Target::device_key()
-// ("x86_64-avx512-2c").
+// ("x86_64-avx512-2c"). With `gpu` (a GPU worker's target) the device is
+// that GPU: its key ("cuda-sm90-h100"), arch as the CPU, SMs as the cores.
 v1::DeviceInfo ProbeDevice(const std::string& device_key_override, bool runner_only,
-                           bool emulated = false);
+                           bool emulated = false, const std::optional<codegen::Target>& gpu = std::nullopt);
 
 }  // namespace tuneforge::worker

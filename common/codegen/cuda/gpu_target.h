@@ -11,6 +11,9 @@
 
 namespace tuneforge::codegen {
 
+// The triple of a GPU program's CompiledObject (its object is PTX).
+inline constexpr char kCudaTriple[] = "nvptx64-nvidia-cuda";
+
 struct GpuTarget {
   int sm = 80;               // compute capability x 10: 90 is sm_90
   std::string name = "";     // short model name from a probe ("h100"); empty for a spec
