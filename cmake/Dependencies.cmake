@@ -24,6 +24,17 @@ target_include_directories(tf_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
 target_compile_definitions(tf_llvm INTERFACE ${LLVM_DEFINITIONS})
 target_link_libraries(tf_llvm INTERFACE LLVM)
 target_link_directories(tf_llvm INTERFACE ${LLVM_LIBRARY_DIRS})
+# LLD's ELF linker as a library (Debian liblld-19-dev): kernels for
+# runner-only workers are linked into shared objects the board's runner
+# loads with dlopen, with no linker or LLVM on the board.
+find_library(TF_LLD_ELF lldELF PATHS ${LLVM_LIBRARY_DIRS} NO_DEFAULT_PATH)
+find_library(TF_LLD_COMMON lldCommon PATHS ${LLVM_LIBRARY_DIRS} NO_DEFAULT_PATH)
+if(NOT TF_LLD_ELF OR NOT TF_LLD_COMMON OR NOT EXISTS ${LLVM_INCLUDE_DIRS}/lld/Common/Driver.h)
+  message(FATAL_ERROR "LLD 19 (liblld-19-dev) not found under ${LLVM_LIBRARY_DIRS}: run deploy/setup.sh, "
+                      "or apt-get install liblld-19-dev")
+endif()
+add_library(tf_lld INTERFACE)
+target_link_libraries(tf_lld INTERFACE ${TF_LLD_ELF} ${TF_LLD_COMMON} tf_llvm z zstd)
 
 # CUDA (optional): NVRTC turns generated CUDA C into PTX without a GPU. Where
 # the toolkit is missing the project builds without GPU support and says so.

@@ -5,8 +5,9 @@
 #   deploy/bundle.sh --arch x86_64|aarch64 --out DIR [--build-dir B]
 #   DIR/run-worker --server HOST:PORT --token-file F [worker flags]
 #
-# DIR holds bin/ (tuneforge-worker, tuneforge-runner), lib/ (every shared
-# library they load, and the dynamic loader), and run-worker, which starts
+# DIR holds bin/ (the runner-only tuneforge-worker and tuneforge-runner: no
+# compiler, the server builds for the board), lib/ (every shared library
+# they load, and the dynamic loader), and run-worker, which starts
 # the worker through the bundled loader so nothing on the machine but its
 # kernel is used. With TUNEFORGE_EMULATOR set (qemu-aarch64, qemu-x86_64)
 # run-worker runs the bundle under that emulator, and the worker registers
@@ -46,7 +47,9 @@ if [[ "$ARCH" != "$HOST_ARCH" ]]; then
   exit 2
 fi
 
-BIN="$BUILD_DIR/bin"
+# The runner-only build: no LLVM, linker or NVRTC; the server builds and
+# links every kernel for the board and ships it as a shared object.
+BIN="$BUILD_DIR/bin/runner-only"
 for b in tuneforge-worker tuneforge-runner; do
   [[ -x "$BIN/$b" ]] || { echo "bundle: $BIN/$b is missing; run deploy/setup.sh first" >&2; exit 1; }
 done

@@ -13,6 +13,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libxgboost-dev llvm-19-dev nlohmann-json3-dev libcli11-dev
+  liblld-19-dev   # links kernels into shared objects for runner-only workers (boards)
   libonnx-dev libonnx-testdata   # model import; the backend conformance data its tests run
   libopenblas-dev libdnnl-dev   # peers in tuneforge-bench
   ocl-icd-opencl-dev opencl-headers   # Debian's dnnl CMake config requires OpenCL (its GPU runtime)

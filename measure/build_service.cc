@@ -73,6 +73,11 @@ runner::BuildReply ServeBuild(const runner::BuildRequest& request) {
   with_caches.l2_bytes = request.l2_bytes();
   with_caches.l3_bytes = request.l3_bytes();
   BuiltKernel k = BuildSchedule(workload->dag, steps, with_caches);
+  if (k.ok() && request.shared_object() && !k.object.is_gpu()) {
+    absl::StatusOr<codegen::CompiledObject> linked = codegen::LinkSharedObject(k.object);
+    if (!linked.ok()) return Reply(MeasureErrorKind::kCompileError, std::string(linked.status().message()));
+    k.object = *std::move(linked);
+  }
   runner::BuildReply reply = Reply(k.error_kind, std::move(k.error));
   *reply.mutable_object() = KernelObjectToProto(k.object);
   ArgSpecsToProto(k.args, reply.mutable_args());

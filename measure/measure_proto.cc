@@ -101,6 +101,7 @@ v1::BuiltKernel KernelObjectToProto(const codegen::CompiledObject& object) {
   p.set_triple(object.triple);
   p.set_object(object.object);
   p.set_prepack_symbol(object.prepack_symbol);
+  p.set_shared_object(object.shared);
   for (const codegen::PackedArg& a : object.packed_args) {
     v1::PackedArg& q = *p.add_packed_args();
     q.set_name(a.name);
@@ -132,6 +133,7 @@ codegen::CompiledObject KernelObjectFromProto(const v1::BuiltKernel& proto) {
   o.triple = proto.triple();
   o.object = proto.object();
   o.prepack_symbol = proto.prepack_symbol();
+  o.shared = proto.shared_object();
   // Checked where they are allocated (the runner's PackedBuffers).
   for (const v1::PackedArg& q : proto.packed_args())
     o.packed_args.push_back(codegen::PackedArg{

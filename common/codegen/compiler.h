@@ -38,6 +38,9 @@ struct CompiledObject {
   double compile_ms = 0;  // lowered IR -> object
   std::string prepack_symbol = {};         // empty: no constants are packed
   std::vector<PackedArg> packed_args = {};  // the kernel's last arguments
+  // `object` is a shared library (LinkSharedObject) rather than a
+  // relocatable object: a runner loads it with dlopen, no LLVM needed.
+  bool shared = false;
   // A GPU program (triple kCudaTriple): `object` is PTX, these kernels are
   // launched in order over the arguments then the temporaries.
   std::vector<CudaKernel> cuda_kernels = {};
@@ -46,11 +49,21 @@ struct CompiledObject {
   bool is_gpu() const { return !cuda_kernels.empty(); }
 };
 
+// Whether this build compiles: false in the runner-only build a board's
+// worker and runner link (no LLVM), where every compile says so.
+bool CompilerAvailable();
+
 // The buffers at the end of `func.args` that its prepack function fills.
 std::vector<PackedArg> PackedArgsOf(const lower::LoweredFunc& func);
 
 absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, const Target& target,
                                                const CompileOptions& options = {});
+// The object linked into a shared library for its triple (LLD's ELF linker,
+// in process): what a runner-only worker (a board) loads with dlopen. Its
+// runtime calls (tuneforge_parallel_for, libm) resolve against the loading
+// process. Errors carry the linker's message.
+absl::StatusOr<CompiledObject> LinkSharedObject(const CompiledObject& object);
+
 // The optimized LLVM IR / assembly text, for inspection (`tuneforge show`).
 absl::StatusOr<std::string> EmitLLVMIR(const lower::LoweredFunc& func, const Target& target,
                                        const CompileOptions& options = {});
@@ -69,9 +82,14 @@ class LoadedKernel {
 };
 
 // Links a host object into this process (runtime symbols such as the thread
-// pool and libm resolve to this process). Errors: wrong triple, bad object,
-// missing symbol.
+// pool and libm resolve to this process), or dlopens a shared one
+// (LoadSharedObject). Errors: wrong triple, bad object, missing symbol.
 absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadObject(const CompiledObject& object);
+
+// dlopen of a shared object (CompiledObject::shared) from memory; needs no
+// LLVM. The process must export the runtime's symbols (tuneforge-runner
+// does: --export-dynamic-symbol=tuneforge_*).
+absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadSharedObject(const CompiledObject& object);
 
 // Convenience: compile for the host and load.
 absl::StatusOr<std::unique_ptr<LoadedKernel>> JitCompile(const lower::LoweredFunc& func,

@@ -14,9 +14,7 @@
 #include "absl/strings/strip.h"
 #include "common/codegen/arm_cpuinfo.h"
 #include "common/codegen/target.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/Triple.h"
+#include "common/codegen/toolchain.h"
 
 namespace tuneforge::codegen {
 namespace {
@@ -55,28 +53,15 @@ void ProbeCaches(Target& t) {
 
 Target Probe() {
   Target t;
-  t.triple = llvm::sys::getProcessTriple();
-  t.cpu = llvm::sys::getHostCPUName().str();
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  std::vector<std::string> flags;
-  for (const auto& f : features) flags.push_back(absl::StrCat(f.getValue() ? "+" : "-", f.getKey().str()));
-  std::sort(flags.begin(), flags.end());  // StringMap order is not stable
-  t.features = absl::StrJoin(flags, ",");
-  auto has = [&](const char* name) { return features.lookup(name); };
-  llvm::Triple triple(t.triple);
-  if (triple.isX86()) {
-    t.vector_bits = has("avx512f") ? 512 : has("avx2") ? 256 : 128;
-  } else {
-    t.vector_bits = 128;  // NEON
-  }
-  if (triple.isAArch64()) {
+  toolchain::ProbeHostCpu(t);
+  if (t.is_aarch64()) {
     // LLVM says "generic" for a core it does not know, and sees no features
     // under qemu-user: the kernel's own description fills in what it can.
     std::ifstream in("/proc/cpuinfo");
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const ArmCpuInfo arm = ParseArmCpuInfo(text);
     if ((t.cpu.empty() || t.cpu == "generic") && !arm.CoreName().empty()) t.cpu = arm.CoreName();
-    if (flags.empty() || t.features.find("+neon") == std::string::npos)
+    if (t.features.find("+neon") == std::string::npos)
       t.features = arm.implementer >= 0 ? arm.LlvmFeatures() : "+neon";
   }
   t.num_cores = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));

@@ -4,6 +4,14 @@
 
 namespace tuneforge::codegen {
 
+std::vector<PackedArg> PackedArgsOf(const lower::LoweredFunc& func) {
+  std::vector<PackedArg> out;
+  for (size_t i = func.args.size() - func.num_packed; i < func.args.size(); ++i)
+    out.push_back(PackedArg{func.args[i]->name, func.args[i]->dtype, func.args[i]->shape});
+  return out;
+}
+
+
 absl::StatusOr<PackedConstants> PackedConstants::Prepare(const LoadedKernel& kernel,
                                                          const std::vector<PackedArg>& specs,
                                                          const std::vector<void*>& args) {

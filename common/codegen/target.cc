@@ -1,114 +1,21 @@
-// Target specs ("host", "aarch64", "TRIPLE[:cpu=..][:features=..][:cores=N]"),
-// checked against LLVM's own CPU and feature tables.
+// Target specs ("host", "aarch64", "cuda:sm_XX", "TRIPLE[:cpu=..][:features=..][:cores=N]"),
+// checked by the build's toolchain (LLVM's own CPU and feature tables, or
+// the spec's text alone in a runner-only build: toolchain.h).
 #include "common/codegen/target.h"
 
-#include <memory>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "common/codegen/llvm/llvm_init.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/MC/TargetRegistry.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/Triple.h"
+#include "common/codegen/toolchain.h"
 
 namespace tuneforge::codegen {
 namespace {
 
-constexpr char kSpecForms[] =
-    "use 'host', 'aarch64', 'cuda[:sm_XX]' or TRIPLE[:cpu=NAME][:features=+a,+b][:cores=N]";
-
-absl::Status SpecError(const std::string& spec, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat("target '", spec, "': ", what));
-}
-
-absl::StatusOr<std::unique_ptr<llvm::MCSubtargetInfo>> Subtarget(const std::string& triple,
-                                                                 const std::string& cpu,
-                                                                 const std::string& features) {
-  InitializeLlvmTargets();
-  std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target) return absl::InvalidArgumentError(error);
-  std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, cpu, features));
-  if (!sti) return absl::InternalError("LLVM has no subtarget info for " + triple);
-  return sti;
-}
-
-// Rejects feature names LLVM does not know (it would only warn on stderr).
-absl::Status CheckFeatures(const std::string& spec, const llvm::MCSubtargetInfo& sti,
-                           const std::string& features) {
-  if (features.empty()) return absl::OkStatus();
-  for (absl::string_view f : absl::StrSplit(features, ',')) {
-    if (f.size() < 2 || (f[0] != '+' && f[0] != '-')) {
-      return SpecError(spec, absl::StrCat("feature '", f,
-                                          "' must be +NAME or -NAME, e.g. features=+avx2,+fma"));
-    }
-    bool known = false;
-    for (const llvm::SubtargetFeatureKV& kv : sti.getAllProcessorFeatures()) {
-      if (f.substr(1) == kv.Key) known = true;
-    }
-    if (!known) return SpecError(spec, absl::StrCat("unknown CPU feature '", f.substr(1), "'"));
-  }
-  return absl::OkStatus();
-}
-
-// Derives vector width and host compatibility from the CPU and features.
-absl::Status Finish(const std::string& spec, Target& t) {
-  // Checked against a generic subtarget first: LLVM prints a warning when
-  // it is handed an unknown CPU or feature.
-  absl::StatusOr<std::unique_ptr<llvm::MCSubtargetInfo>> sti =
-      Subtarget(t.triple, /*cpu=*/"", /*features=*/"");
-  if (!sti.ok()) return SpecError(spec, std::string(sti.status().message()));
-  if (!(*sti)->isCPUStringValid(t.cpu)) {
-    return SpecError(spec, absl::StrCat("unknown CPU '", t.cpu, "' for ",
-                                        llvm::Triple(t.triple).getArchName().str(),
-                                        t.is_x86() ? " (e.g. znver4, skylake-avx512, x86-64-v3)"
-                                                   : " (e.g. generic, cortex-a72, neoverse-n1)"));
-  }
-  absl::Status features_ok = CheckFeatures(spec, **sti, t.features);
-  if (!features_ok.ok()) return features_ok;
-  sti = Subtarget(t.triple, t.cpu, t.features);
-  if (!sti.ok()) return SpecError(spec, std::string(sti.status().message()));
-  if (t.is_x86()) {
-    t.vector_bits = (*sti)->checkFeatures("+avx512f") ? 512 : (*sti)->checkFeatures("+avx2") ? 256 : 128;
-  } else {
-    t.vector_bits = 128;
-  }
-  // Runnable here when the architecture matches and every feature the code
-  // may use is present on this CPU.
-  Target host = Target::Host();
-  t.is_host = false;
-  if (llvm::Triple(t.triple).getArch() == llvm::Triple(host.triple).getArch()) {
-    absl::StatusOr<std::unique_ptr<llvm::MCSubtargetInfo>> host_sti =
-        Subtarget(host.triple, host.cpu, host.features);
-    if (host_sti.ok()) {
-      const llvm::FeatureBitset& need = (*sti)->getFeatureBits();
-      t.is_host = (need & ~(*host_sti)->getFeatureBits()).none();
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<Target> FromTriple(const std::string& spec, const std::string& text) {
-  llvm::Triple triple(llvm::Triple::normalize(text));
-  if (triple.getArch() != llvm::Triple::x86_64 && triple.getArch() != llvm::Triple::aarch64) {
-    return SpecError(spec, absl::StrCat("unsupported architecture '", triple.getArchName().str(),
-                                        "'; supported: x86_64, aarch64 (", kSpecForms, ")"));
-  }
-  if (!triple.isOSBinFormatELF()) {
-    return SpecError(spec, absl::StrCat("triple '", text,
-                                        "' does not produce ELF objects; use a Linux triple such "
-                                        "as x86_64-pc-linux-gnu"));
-  }
-  Target t;
-  t.triple = triple.str();
-  t.cpu = triple.getArch() == llvm::Triple::x86_64 ? "x86-64" : "generic";
-  t.features = triple.getArch() == llvm::Triple::aarch64 ? "+neon" : "";
-  return t;
-}
+using toolchain::kSpecForms;
+using toolchain::SpecError;
 
 absl::Status ApplyOption(const std::string& spec, absl::string_view option, Target& t) {
   std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(option, absl::MaxSplits('=', 1));
@@ -143,11 +50,11 @@ absl::StatusOr<Target> Target::Parse(const std::string& spec) {
   if (parts[0] == "host") {
     t = Host();
   } else if (parts[0] == "aarch64") {
-    t = FromTriple(spec, "aarch64-unknown-linux-gnu");
+    t = toolchain::FromTriple(spec, "aarch64-unknown-linux-gnu");
   } else if (parts[0].empty()) {
     return SpecError(spec, absl::StrCat("missing triple; ", kSpecForms));
   } else {
-    t = FromTriple(spec, std::string(parts[0]));
+    t = toolchain::FromTriple(spec, std::string(parts[0]));
   }
   if (!t.ok()) return t.status();
   for (size_t i = 1; i < parts.size(); ++i) {
@@ -156,7 +63,7 @@ absl::StatusOr<Target> Target::Parse(const std::string& spec) {
   }
   // The plain host probe is already complete and exact.
   if (parts[0] == "host" && parts.size() == 1) return t;
-  absl::Status s = Finish(spec, *t);
+  absl::Status s = toolchain::Finish(spec, *t);
   if (!s.ok()) return s;
   return t;
 }
@@ -170,8 +77,8 @@ Target Target::Gpu(GpuTarget gpu) {
   return t;
 }
 
-bool Target::is_x86() const { return llvm::Triple(triple).getArch() == llvm::Triple::x86_64; }
-bool Target::is_aarch64() const { return llvm::Triple(triple).getArch() == llvm::Triple::aarch64; }
+bool Target::is_x86() const { return absl::StartsWith(triple, "x86_64-"); }
+bool Target::is_aarch64() const { return absl::StartsWith(triple, "aarch64-"); }
 
 std::string Target::device_key() const {
   if (gpu) return gpu->device_key();
@@ -183,7 +90,7 @@ std::string Target::device_key() const {
   } else {
     isa = "generic";
   }
-  return absl::StrCat(llvm::Triple(triple).getArchName().str(), "-", isa, "-", num_cores, "c");
+  return absl::StrCat(triple.substr(0, triple.find('-')), "-", isa, "-", num_cores, "c");
 }
 
 std::string Target::ToString() const {

@@ -26,6 +26,13 @@ codegen::Target DeviceTarget(const DeviceInfo& d) {
 std::vector<RemoteBuildResult> BuildForDevice(const DeviceInfo& device, WorkloadCache& workloads,
                                               measure::BuilderPool& builders, std::vector<MeasureTask*>& tasks) {
   codegen::Target target = DeviceTarget(device);
+  // Shared objects: the device's runner loads them with dlopen, with no
+  // linker or LLVM of its own.
+  auto request = [&](const MeasureTask& task, const std::vector<schedule::Step>& steps) {
+    measure::BuildRequest r = measure::MakeBuildRequest(task.workload, task.workload_key, steps, target);
+    r.set_shared_object(true);
+    return r;
+  };
   std::vector<RemoteBuildResult> results(tasks.size());
   // Every candidate, then one reference per workload: one pass over the
   // builder processes.
@@ -40,7 +47,7 @@ std::vector<RemoteBuildResult> BuildForDevice(const DeviceInfo& device, Workload
     }
     const std::string& key = tasks[i]->workload_key;
     request_of[i] = static_cast<int>(requests.size());
-    requests.push_back(measure::MakeBuildRequest(tasks[i]->workload, key, tasks[i]->schedule.steps, target));
+    requests.push_back(request(*tasks[i], tasks[i]->schedule.steps));
     reference_request.try_emplace(key, -1);  // numbered below, after the candidates
   }
   std::vector<std::string> reference_keys;
@@ -49,7 +56,7 @@ std::vector<RemoteBuildResult> BuildForDevice(const DeviceInfo& device, Workload
     const std::string& key = tasks[i]->workload_key;
     if (reference_request[key] >= 0) continue;
     reference_request[key] = static_cast<int>(requests.size());
-    requests.push_back(measure::MakeBuildRequest(tasks[i]->workload, key, {}, target));
+    requests.push_back(request(*tasks[i], {}));
   }
   std::vector<measure::BuiltKernel> built = builders.Build(requests);
   for (size_t i = 0; i < tasks.size(); ++i) {

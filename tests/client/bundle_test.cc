@@ -1,5 +1,6 @@
-// The worker bundle (deploy/bundle.sh) as a user deploys it: packed into a
-// folder, started with its run-worker against a real server on 127.0.0.1,
+// The worker bundle (deploy/bundle.sh) as a user deploys it: the runner-only
+// build (no compiler) packed into a folder, started with its run-worker
+// against a real server on 127.0.0.1 that builds shared objects for it,
 // here under qemu-user's emulation of this machine (what a board's bundle
 // gets in the tests): it registers as emulated, a job for its key runs to
 // completion with checked outputs, and the job says its timings mean nothing.
@@ -72,6 +73,10 @@ class BundleTest : public ::testing::Test {
 TEST_F(BundleTest, AnEmulatedBundledWorkerRunsAJobToCompletion) {
   for (const char* f : {"run-worker", "bin/tuneforge-worker", "bin/tuneforge-runner", "launch/tuneforge-runner"})
     EXPECT_TRUE(std::filesystem::exists(bundle_ + "/" + f)) << f;
+  // Nothing to compile with on the board: no LLVM, linker or NVRTC.
+  for (const auto& lib : std::filesystem::directory_iterator(bundle_ + "/lib"))
+    EXPECT_THAT(lib.path().filename().string(),
+                ::testing::Not(::testing::AnyOf(HasSubstr("LLVM"), HasSubstr("lld"), HasSubstr("nvrtc"))));
   Cluster& c = this->c();
 
   absl::StatusOr<int> worker = c.StartWorkerWith(EmulatedWorker());
@@ -79,6 +84,7 @@ TEST_F(BundleTest, AnEmulatedBundledWorkerRunsAJobToCompletion) {
   CliResult workers = c.RunCliOnServer({"workers"});
   ASSERT_EQ(workers.exit_code, 0) << workers.err;
   EXPECT_EQ(workers.json["workers"][0]["kind"], "emulated");
+  EXPECT_EQ(workers.json["workers"][0]["can_build"], false);  // the server builds its shared objects
 
   CliResult submitted = c.RunCliOnServer({"submit", "matmul:M=16,N=16,K=16", "--trials", "4", "--batch", "4",
                                           "--device-key", kTestDeviceKey, "--retime", "-1"});

@@ -1,6 +1,7 @@
 // Runs AArch64 code for real: the object is linked with the runtime
-// (cross-compiled) and a small driver, and run under qemu-aarch64. Skipped
-// where the cross toolchain or qemu-user is not installed.
+// (cross-compiled) and a small driver, or linked by tuneforge into a shared
+// object that a driver loads with dlopen, and run under qemu-aarch64.
+// Skipped where the cross toolchain or qemu-user is not installed.
 #include <unistd.h>
 
 #include <cstdio>
@@ -42,12 +43,25 @@ int main(void) {
 }
 )";
 
-TEST(Aarch64RunTest, ParallelVectorKernelRunsUnderQemu) {
-  if (!HaveTool("aarch64-linux-gnu-g++") || !HaveTool("qemu-aarch64")) {
-    GTEST_SKIP() << "needs g++-aarch64-linux-gnu and qemu-user";
-  }
-  // b[r, c] = a[r, c]^2 + r over 64 x 33: parallel rows, 8-lane vectors
-  // (two NEON registers) for 32 columns and a scalar tail column.
+// The same check, the kernel loaded from a shared object the way a board's
+// runner loads what the server linked for it.
+constexpr char kDlopenDriver[] = R"(
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdint.h>
+int check(int32_t (*kernel)(void**));
+int main(void) {
+  void* lib = dlopen("./kernel.so", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) { printf("dlopen: %s\n", dlerror()); return 3; }
+  int32_t (*kernel)(void**) = (int32_t (*)(void**))dlsym(lib, "scaled_rows");
+  if (!kernel) { printf("no scaled_rows\n"); return 4; }
+  return check(kernel);
+}
+)";
+
+// b[r, c] = a[r, c]^2 + r over 64 x 33: parallel rows, 8-lane vectors
+// (two NEON registers) for 32 columns and a scalar tail column.
+CompiledObject ScaledRowsForAarch64() {
   te::Buffer A = Buf("A", {64, 33}), B = Buf("B", {64, 33});
   auto row = [&](Expr r, Expr index) {
     Expr x = Ld(A, index);
@@ -59,31 +73,81 @@ TEST(Aarch64RunTest, ParallelVectorKernelRunsUnderQemu) {
                                      row(r, r * 33 + 32)});
                        }, ForKind::kParallel));
   absl::StatusOr<Target> arm = Target::Parse("aarch64:cores=4");
-  ASSERT_TRUE(arm.ok()) << arm.status();
+  EXPECT_TRUE(arm.ok()) << arm.status();
   absl::StatusOr<CompiledObject> object = CompileToObject(f, *arm);
-  ASSERT_TRUE(object.ok()) << object.status();
+  EXPECT_TRUE(object.ok()) << object.status();
+  return object.ok() ? *object : CompiledObject{};
+}
 
+// Builds `driver` (C) with the cross-compiled runtime and `link` (shell
+// after the objects are made), runs ./prog under qemu-aarch64; its output.
+std::string BuildAndRun(const CompiledObject& kernel, const std::string& driver, const std::string& link,
+                        int* status) {
   fs::path dir = fs::temp_directory_path() / ("tf_aarch64_" + std::to_string(getpid()));
   fs::create_directories(dir);
-  std::ofstream(dir / "kernel.o", std::ios::binary) << object->object;
-  std::ofstream(dir / "driver.c") << kDriver;
+  std::ofstream(dir / (kernel.shared ? "kernel.so" : "kernel.o"), std::ios::binary) << kernel.object;
+  std::ofstream(dir / "driver.c") << driver;
   fs::path runtime = fs::path(TF_TEST_DATA_DIR) / ".." / ".." / "common" / "runtime" / "parallel.cc";
   std::string root = (fs::path(TF_TEST_DATA_DIR) / ".." / "..").string();
-  std::string d = dir.string();
-  std::string build = "cd " + d + " && aarch64-linux-gnu-gcc -O1 -c driver.c -o driver.o" +
-                      " && aarch64-linux-gnu-g++ -std=c++20 -O1 -I" + root + " -c " +
-                      runtime.string() + " -o runtime.o" +
-                      " && aarch64-linux-gnu-g++ driver.o runtime.o kernel.o -pthread -o prog" +
-                      " >build.log 2>&1";
-  ASSERT_EQ(std::system(build.c_str()), 0) << build;
-  std::string run = "cd " + d + " && TUNEFORGE_NUM_THREADS=4 qemu-aarch64 -L /usr/aarch64-linux-gnu" +
-                    " ./prog >run.log 2>&1";
-  int status = std::system(run.c_str());
+  std::string build = "cd " + dir.string() + " && aarch64-linux-gnu-gcc -O1 -c driver.c -o driver.o" +
+                      " && aarch64-linux-gnu-g++ -std=c++20 -O1 -I" + root + " -c " + runtime.string() +
+                      " -o runtime.o && " + link + " >build.log 2>&1";
+  EXPECT_EQ(std::system(build.c_str()), 0) << build;
+  std::string run = "cd " + dir.string() +
+                    " && TUNEFORGE_NUM_THREADS=4 qemu-aarch64 -L /usr/aarch64-linux-gnu ./prog >run.log 2>&1";
+  *status = std::system(run.c_str());
   std::ifstream log(dir / "run.log");
   std::string output((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  fs::remove_all(dir);
+  return output;
+}
+
+TEST(Aarch64RunTest, ParallelVectorKernelRunsUnderQemu) {
+  if (!HaveTool("aarch64-linux-gnu-g++") || !HaveTool("qemu-aarch64")) {
+    GTEST_SKIP() << "needs g++-aarch64-linux-gnu and qemu-user";
+  }
+  int status = 0;
+  std::string output = BuildAndRun(ScaledRowsForAarch64(), kDriver,
+                                   "aarch64-linux-gnu-g++ driver.o runtime.o kernel.o -pthread -o prog", &status);
   EXPECT_EQ(status, 0) << output;
   EXPECT_EQ(output, "ok\n");
-  fs::remove_all(dir);
+}
+
+// What a board gets: the server links the kernel into a shared object
+// (LLD, in process); a program with no compiler or LLVM dlopens it and its
+// runtime calls resolve against that program.
+TEST(Aarch64RunTest, AServerLinkedSharedObjectIsLoadedWithDlopenUnderQemu) {
+  if (!HaveTool("aarch64-linux-gnu-g++") || !HaveTool("qemu-aarch64")) {
+    GTEST_SKIP() << "needs g++-aarch64-linux-gnu and qemu-user";
+  }
+  absl::StatusOr<CompiledObject> shared = LinkSharedObject(ScaledRowsForAarch64());
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  ASSERT_TRUE(shared->shared);
+  // An ELF shared object (e_type ET_DYN) for AArch64 (e_machine 183).
+  ASSERT_GT(shared->object.size(), 20u);
+  EXPECT_EQ(shared->object.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(static_cast<unsigned char>(shared->object[16]), 3);
+  EXPECT_EQ(static_cast<unsigned char>(shared->object[18]), 183);
+  // kDriver's check() is reused: its main is renamed out of the way.
+  std::string checker = std::string(kDriver);
+  checker.replace(checker.find("int32_t scaled_rows(void** args);"), 33, "");
+  checker.replace(checker.find("int main(void) {"), 16, "int check(int32_t (*scaled_rows)(void**)) {");
+  int status = 0;
+  std::string output =
+      BuildAndRun(*shared, std::string(kDlopenDriver) + checker,
+                  "aarch64-linux-gnu-g++ driver.o runtime.o -rdynamic -ldl -pthread -o prog", &status);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_EQ(output, "ok\n");
+}
+
+// A shared object for another machine is refused with the reason, not run.
+TEST(SharedObjectTest, AnotherMachinesSharedObjectIsRefusedWithTheReason) {
+  absl::StatusOr<CompiledObject> shared = LinkSharedObject(ScaledRowsForAarch64());
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  absl::StatusOr<std::unique_ptr<LoadedKernel>> loaded = LoadObject(*shared);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(std::string(loaded.status().message()).find("cannot be loaded"), std::string::npos)
+      << loaded.status();
 }
 
 }  // namespace

@@ -11,7 +11,9 @@
 #include "common/te/workload.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "measure/build_service.h"
 #include "measure/builder.h"
+#include "measure/measure_proto.h"
 #include "measure/measurer.h"
 
 namespace tuneforge::measure {
@@ -69,6 +71,34 @@ TEST(EndToEndTest, TiledParallelVectorizedMatmulIsCorrectAndTimed) {
   std::printf("[ matmul 128 ] naive %.3f ms (%.2f GFLOPS), tiled %.3f ms (%.2f GFLOPS)\n",
               r[0].median_seconds * 1e3, dag->flops() / r[0].median_seconds * 1e-9,
               r[1].median_seconds * 1e3, dag->flops() / r[1].median_seconds * 1e-9);
+}
+
+// A runner-only worker's path: a builder links the candidate into a shared
+// object (BuildRequest.shared_object), and the runner loads it with dlopen;
+// its parallel loops call the runner's exported thread pool.
+TEST(EndToEndTest, ASharedObjectFromTheBuilderIsCheckedAndTimedInTheRunner) {
+  te::ComputeDagPtr dag = Workload("matmul:M=128,N=128,K=128");
+  ASSERT_NE(dag, nullptr);
+  runner::BuildRequest request = MakeBuildRequest(WorkloadSource::Spec("matmul:M=128,N=128,K=128"), dag->workload_key(),
+                                                  TiledMatmul(dag->OutputOps()[0]), codegen::Target::Host());
+  request.set_shared_object(true);
+  runner::BuildReply reply = ServeBuild(request);
+  ASSERT_EQ(reply.error_kind(), ErrorKindToProto(MeasureErrorKind::kNone)) << reply.error();
+  BuiltKernel shared;
+  shared.object = KernelObjectFromProto(reply.object());
+  ASSERT_TRUE(shared.object.shared);
+  EXPECT_EQ(shared.object.object.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(static_cast<unsigned char>(shared.object.object[16]), 3);  // ET_DYN
+  absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(reply.args());
+  ASSERT_TRUE(args.ok()) << args.status();
+  shared.args = *args;
+  auto m = MakeMeasurer();
+  ASSERT_NE(m, nullptr);
+  std::vector<MeasureResult> r = m->MeasureBuilt(*dag, BuildReference(dag, codegen::Target::Host()), {shared});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].error_kind, MeasureErrorKind::kNone) << r[0].error;
+  EXPECT_TRUE(r[0].correct);
+  EXPECT_GT(r[0].median_seconds, 0);
 }
 
 TEST(EndToEndTest, BadSchedulesFailAloneInABatch) {

@@ -18,6 +18,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/codegen/compiler.h"
 #include "common/codegen/cuda/gpu_probe.h"
 #include "common/codegen/cuda/nvrtc_compiler.h"
 #include "common/rpc/auth.h"
@@ -108,6 +109,9 @@ int main(int argc, char** argv) {
     if (!target.ok()) return Fail(std::string(target.status().message()));
     options.target = *std::move(target);
   }
+  // A runner-only build (a board's bundle) has no compiler: the server
+  // builds for it whether or not --runner-only was given.
+  if (!tuneforge::codegen::CompilerAvailable()) options.runner_only = true;
   // The bundle's start script runs it under qemu-user with this set.
   if (const char* emulator = std::getenv("TUNEFORGE_EMULATOR"); emulator && *emulator) options.emulated = true;
 

@@ -154,6 +154,7 @@ absl::StatusOr<std::unique_ptr<LoadedKernel>> JitSession::Load(const CompiledObj
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadObject(const CompiledObject& object) {
+  if (object.shared) return LoadSharedObject(object);
   absl::StatusOr<JitSession*> session = JitSession::Get();
   if (!session.ok()) return session.status();
   return (*session)->Load(object);

@@ -66,12 +66,7 @@ absl::StatusOr<Compilation> BuildOptimized(const lower::LoweredFunc& func, const
 
 }  // namespace
 
-std::vector<PackedArg> PackedArgsOf(const lower::LoweredFunc& func) {
-  std::vector<PackedArg> out;
-  for (size_t i = func.args.size() - func.num_packed; i < func.args.size(); ++i)
-    out.push_back(PackedArg{func.args[i]->name, func.args[i]->dtype, func.args[i]->shape});
-  return out;
-}
+bool CompilerAvailable() { return true; }
 
 absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, const Target& target,
                                                const CompileOptions& options) {
