@@ -7,7 +7,9 @@
 #   bench/gpu/run_gpu_checks.sh PACK_DIR RESULTS_DIR [--trials N] [--skip-tests]
 #
 # PACK_DIR is what bench/gpu/pack.sh made. RESULTS_DIR gets tests.log,
-# tune-*.json, peers.jsonl and summary.txt.
+# tune-*.json, peers.jsonl, summary.txt and logs.txt (the server's, the
+# worker's and the tunings' logs in one file: a lent machine returns at
+# most 8 files).
 set -uo pipefail
 
 PACK="$(cd "${1:?usage: run_gpu_checks.sh PACK_DIR RESULTS_DIR [--trials N]}" && pwd)"
@@ -130,3 +132,7 @@ tf32 = peers.get(("cublas_sgemm_tf32", rows[0][1]))
 if tf32:
     print(f"(cuBLAS with TF32 tensor cores: {tf32:.1f} GFLOPS, not the fp32 baseline)")
 PY
+
+for f in workers.json server.log worker.log peers.err tune-matmul.err tune-conv2d.err; do
+  [[ -f "$RESULTS/$f" ]] && { echo "==== $f"; cat "$RESULTS/$f"; rm -f "$RESULTS/$f"; }
+done >"$RESULTS/logs.txt"

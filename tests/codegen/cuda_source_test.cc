@@ -70,6 +70,25 @@ TEST(CudaSourceTest, TheLaunchShapeIsReadOffTheBoundLoops) {
   ExpectCompiles(*k);
 }
 
+// GPUs do 64-bit integer math in several instructions: index arithmetic is
+// int where every buffer and loop fits in 31 bits, long long elsewhere.
+TEST(CudaSourceTest, IndexArithmeticIs32BitWhereEveryBufferFits) {
+  absl::StatusOr<CudaModule> small = Emit(Replay("matmul:M=64,N=64,K=32", BoundMatmul()));
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_THAT(small->source, HasSubstr("const int i_0_j_0 = blockIdx.x;"));
+  EXPECT_THAT(small->source, HasSubstr("for (int k = 0; k < 32; ++k)"));
+  EXPECT_THAT(small->source, ::testing::Not(HasSubstr("LL")));
+  ExpectCompiles(*small);
+  // 65536 x 65536 outputs: 2^32 elements, past an int.
+  std::vector<schedule::Step> bind = {schedule::FuseStep{2, {0, 1}}, schedule::SplitStep{2, 0, {256}, true},
+                                      schedule::AnnotationStep{2, 0, IterAnnotation::kBlockX},
+                                      schedule::AnnotationStep{2, 1, IterAnnotation::kThreadX}};
+  absl::StatusOr<CudaModule> large = Emit(Replay("add:M=65536,N=65536", bind));
+  ASSERT_TRUE(large.ok()) << large.status();
+  EXPECT_THAT(large->source, HasSubstr("const long long"));
+  EXPECT_THAT(large->source, HasSubstr("LL"));
+}
+
 TEST(CudaSourceTest, ASharedMemoryCacheIsFencedBySyncthreads) {
   // A's rows of a block's tile (8 x 32) are fetched into shared memory once
   // per block, one element per thread: its 256 elements fused and bound to
@@ -83,7 +102,7 @@ TEST(CudaSourceTest, ASharedMemoryCacheIsFencedBySyncthreads) {
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_THAT(k->source, HasSubstr("__shared__ float"));
   EXPECT_THAT(k->source, HasSubstr("__syncthreads();"));
-  EXPECT_THAT(k->source, HasSubstr("< 128LL)"));  // the product's threads
+  EXPECT_THAT(k->source, HasSubstr("< 128)"));  // the product's threads
   EXPECT_EQ(k->kernels[0].shared_bytes, 8 * 32 * 4);
   EXPECT_EQ(k->kernels[0].block[0], 256);
   ExpectCompiles(*k);
@@ -102,7 +121,7 @@ TEST(CudaSourceTest, ThreadsFetchTheirBlocksTileTogetherInsideTheReductionLoop) 
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->kernels[0].shared_bytes, 8 * 16 * 4);
   EXPECT_EQ(k->kernels[0].block[0], 128);
-  EXPECT_THAT(k->source, ::testing::Not(HasSubstr("< 128LL)")));  // every thread fetches
+  EXPECT_THAT(k->source, ::testing::Not(HasSubstr("< 128)")));  // every thread fetches
   ExpectCompiles(*k);
 }
 

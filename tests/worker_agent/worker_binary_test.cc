@@ -127,5 +127,19 @@ TEST(WorkerBinaryTest, AGpuWorkerWithoutAGpuRefusesToStart) {
   EXPECT_EQ(server->Snapshot().registrations, 0);
 }
 
+TEST(WorkerBinaryTest, AGpuWorkerCannotBeRunnerOnly) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  std::string token_file = WriteTempFile("token", server->token());
+  WorkerProcess worker(
+      {"--server", server->address(), "--token-file", token_file, "--gpu", "0", "--runner-only"});
+  ASSERT_TRUE(worker.started());
+  std::optional<int> code = worker.Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_NE(*code, 0);
+  EXPECT_THAT(worker.Stderr(), HasSubstr("drop --runner-only"));
+  EXPECT_EQ(server->Snapshot().registrations, 0);
+}
+
 }  // namespace
 }  // namespace tuneforge::worker::testing

@@ -104,6 +104,9 @@ int main(int argc, char** argv) {
     return Fail(std::string(e.what()) + "; run 'tuneforge-worker --help'");
   }
 
+  if (gpu >= 0 && options.runner_only)
+    return Fail(absl::StrCat("--gpu ", gpu, " with --runner-only: a GPU worker compiles its own PTX with NVRTC "
+                             "(the server builds only CPU code for runner-only workers); drop --runner-only"));
   if (gpu >= 0) {
     absl::StatusOr<tuneforge::codegen::Target> target = GpuWorkerTarget(gpu);
     if (!target.ok()) return Fail(std::string(target.status().message()));

@@ -30,7 +30,34 @@ __device__ __forceinline__ long long tf_floormod(long long a, long long b) {
   long long r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+__device__ __forceinline__ int tf_floordiv(int a, int b) {
+  int q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+__device__ __forceinline__ int tf_floormod(int a, int b) {
+  int r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 )";
+
+// Index arithmetic fits in 32 bits when every buffer and loop does: GPUs do
+// 64-bit integer math in several instructions, so such programs use int
+// (as TVM does). Only where no buffer holds int64 data, so every int64
+// expression is index arithmetic.
+constexpr int64_t kMaxIndex32 = (int64_t{1} << 31) - 1;
+
+bool FitsIndex32(const lower::LoweredFunc& func) {
+  auto fits = [](const te::Buffer& b) {
+    return b->dtype.element().scalar != te::ScalarType::kInt64 && b->alloc_elements() <= kMaxIndex32;
+  };
+  bool ok = true;
+  for (const te::Buffer& b : func.args) ok = ok && fits(b);
+  lower::VisitStmts(func.body, [&](const lower::Stmt& x) {
+    if (const lower::Allocate* a = x.as<lower::Allocate>()) ok = ok && fits(a->buffer);
+    if (const lower::For* f = x.as<lower::For>()) ok = ok && f->extent <= kMaxIndex32;
+  });
+  return ok;
+}
 
 const char* CType(te::DType t) {
   switch (t.scalar) {
@@ -93,6 +120,7 @@ class CudaEmitter {
     } else if (body) {
       nests.push_back(body);
     }
+    index32_ = FitsIndex32(func);
     module_.source = kPrelude;
     for (size_t i = 0; i < nests.size(); ++i) {
       std::string name = nests.size() == 1 ? func.name : absl::StrCat(func.name, "_", i);
@@ -223,9 +251,9 @@ class CudaEmitter {
       // extent (Run) and a shorter loop runs on the first indices only.
       Line("{");
       ++indent_;
-      Line(absl::StrCat("const long long ", v, " = ", builtin, ".", kAxisNames[axis], ";"));
+      Line(absl::StrCat("const ", IndexType(), " ", v, " = ", builtin, ".", kAxisNames[axis], ";"));
       if (n.extent < extents[axis]) {
-        Line(absl::StrCat("if (", v, " < ", n.extent, "LL) {"));
+        Line(absl::StrCat("if (", v, " < ", IndexLiteral(n.extent), ") {"));
         Nested(n.body);
         Line("}");
       } else {
@@ -253,7 +281,7 @@ class CudaEmitter {
       case lower::ForKind::kVectorized:
         break;
     }
-    Line(absl::StrCat("for (long long ", v, " = 0; ", v, " < ", n.extent, "LL; ++", v, ") {"));
+    Line(absl::StrCat("for (", IndexType(), " ", v, " = 0; ", v, " < ", IndexLiteral(n.extent), "; ++", v, ") {"));
     Nested(n.body);
     Line("}");
   }
@@ -284,6 +312,13 @@ class CudaEmitter {
   }
 
   // ---- expressions ---------------------------------------------------------
+  const char* IndexType() const { return index32_ ? "int" : "long long"; }
+  std::string IndexLiteral(int64_t v) const { return index32_ ? absl::StrCat(v) : absl::StrCat(v, "LL"); }
+  // The C type of a value: int64 is index arithmetic, narrowed with it.
+  const char* ValueType(te::DType t) const {
+    return index32_ && t.scalar == te::ScalarType::kInt64 ? "int" : CType(t);
+  }
+
   std::string Var(const te::VarNode* v, const std::string& name) { return names_.Of(v, name); }
   std::string Buffer(const te::Buffer& b) { return names_.Of(b.get(), b->name); }
 
@@ -299,7 +334,7 @@ class CudaEmitter {
             [&](const te::IntImm& n) -> std::string {
               if (t.is_bool()) return n.value ? "true" : "false";
               if (n.value == INT64_MIN) return "(-9223372036854775807LL - 1)";
-              if (t.scalar == te::ScalarType::kInt64) return absl::StrCat(n.value, "LL");
+              if (t.scalar == te::ScalarType::kInt64) return IndexLiteral(n.value);
               if (t.scalar == te::ScalarType::kInt32) return absl::StrCat(n.value);
               return absl::StrCat("((", CType(t), ")", n.value, ")");
             },
@@ -313,7 +348,7 @@ class CudaEmitter {
             },
             [&](const te::Cast& n) -> std::string {
               if (t.is_bool()) return absl::StrCat("(", Expr(n.value), " != 0)");
-              return absl::StrCat("((", CType(t), ")", Expr(n.value), ")");
+              return absl::StrCat("((", ValueType(t), ")", Expr(n.value), ")");
             },
             [&](const te::Call& n) { return Call(n, t); },
             [&](const te::BufferLoad& n) -> std::string {
@@ -412,7 +447,7 @@ class CudaEmitter {
       }
       case te::Intrinsic::kErf: return fn("erff", "erf");
       case te::Intrinsic::kAbs:
-        if (!t.is_float()) return absl::StrCat("((", CType(t), ")llabs(", Expr(n.args[0]), "))");
+        if (!t.is_float()) return absl::StrCat("((", ValueType(t), ")llabs(", Expr(n.args[0]), "))");
         return fn("fabsf", "fabs");
       case te::Intrinsic::kFloor: return fn("floorf", "floor");
       case te::Intrinsic::kCeil: return fn("ceilf", "ceil");
@@ -429,6 +464,7 @@ class CudaEmitter {
   int indent_ = 0;
   int block_depth_ = 0;   // blockIdx loops around the statement being emitted
   int thread_depth_ = 0;  // threadIdx loops around it
+  bool index32_ = false;  // index arithmetic in int (FitsIndex32)
   std::array<int64_t, 3> grid_extent_ = {0, 0, 0};
   std::array<int64_t, 3> block_extent_ = {0, 0, 0};
   absl::Status error_ = absl::OkStatus();
