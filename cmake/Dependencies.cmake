@@ -3,13 +3,17 @@
 
 find_package(Threads REQUIRED)
 find_package(absl CONFIG REQUIRED)
-find_package(SQLite3 REQUIRED)
-find_package(GTest CONFIG REQUIRED)
-find_package(benchmark CONFIG REQUIRED)
 find_package(Protobuf REQUIRED)
 find_package(gRPC CONFIG REQUIRED)
 find_package(nlohmann_json CONFIG REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
+# A board's runner-only build needs nothing more (TUNEFORGE_RUNNER_ONLY).
+if(TUNEFORGE_RUNNER_ONLY)
+  return()
+endif()
+find_package(SQLite3 REQUIRED)
+find_package(GTest CONFIG REQUIRED)
+find_package(benchmark CONFIG REQUIRED)
 # Debian's libonnx-dev: onnx_proto (onnx/onnx_pb.h, built with ONNX_ML=1).
 find_package(ONNX CONFIG REQUIRED)
 

@@ -11,7 +11,8 @@
 # the worker through the bundled loader so nothing on the machine but its
 # kernel is used. With TUNEFORGE_EMULATOR set (qemu-aarch64, qemu-x86_64)
 # run-worker runs the bundle under that emulator, and the worker registers
-# as emulated (its timings mean nothing).
+# as emulated (its timings mean nothing). On x86_64 the aarch64 bundle comes
+# from the cross build that deploy/setup.sh makes in B/aarch64.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,39 +41,83 @@ case "$ARCH" in
   x86_64|aarch64) ;;
   *) echo "bundle: --arch must be x86_64 or aarch64, not '$ARCH'" >&2; exit 2 ;;
 esac
-if [[ "$ARCH" != "$HOST_ARCH" ]]; then
-  echo "bundle: cross-building the $ARCH worker on $HOST_ARCH is not built yet (it needs Debian's" \
-       "$ARCH toolchain and the $ARCH multiarch packages of gRPC, Protobuf, Abseil and SQLite);" \
-       "run deploy/bundle.sh --arch $ARCH on a $ARCH machine after deploy/setup.sh" >&2
-  exit 2
-fi
 
 # The runner-only build: no LLVM, linker or NVRTC; the server builds and
-# links every kernel for the board and ships it as a shared object.
-BIN="$BUILD_DIR/bin/runner-only"
+# links every kernel for the board and ships it as a shared object. Another
+# architecture's is cross-built into BUILD_DIR/ARCH (cmake/CrossAarch64.cmake).
+if [[ "$ARCH" == "$HOST_ARCH" ]]; then
+  BIN="$BUILD_DIR/bin/runner-only"
+  SETUP_HINT="run deploy/setup.sh first"
+else
+  BIN="$BUILD_DIR/$ARCH/bin/runner-only"
+  SETUP_HINT="the $ARCH worker is cross-built on $HOST_ARCH by deploy/setup.sh (it installs Debian's $ARCH"
+  SETUP_HINT+=" toolchain and the $ARCH multiarch packages of gRPC, Protobuf and Abseil); run it first"
+  if [[ "$ARCH" != aarch64 || "$HOST_ARCH" != x86_64 ]]; then
+    echo "bundle: only the aarch64 bundle is cross-built (on x86_64); make the $ARCH bundle on a $ARCH machine" \
+         "after deploy/setup.sh" >&2
+    exit 2
+  fi
+fi
 for b in tuneforge-worker tuneforge-runner; do
-  [[ -x "$BIN/$b" ]] || { echo "bundle: $BIN/$b is missing; run deploy/setup.sh first" >&2; exit 1; }
+  [[ -x "$BIN/$b" ]] || { echo "bundle: $BIN/$b is missing: $SETUP_HINT" >&2; exit 1; }
 done
 
 mkdir -p "$OUT/bin" "$OUT/lib"
 OUT="$(cd "$OUT" && pwd)"
 cp -f "$BIN/tuneforge-worker" "$BIN/tuneforge-runner" "$OUT/bin/"
 
-# Every library the binaries load (ldd resolves them here, on the machine
-# they were built on), and the loader itself.
+# Every library the binaries load, and the loader itself. Native: ldd
+# resolves them here, on the machine they were built on. Cross: the ELF's
+# NEEDED entries, followed through the $ARCH multiarch folders.
 LOADER=""
+native_libraries() {  # BINARY -> one path per line
+  # "libx.so => /path (0x..)" or "/lib64/ld-linux-x86-64.so.2 (0x..)"
+  ldd "$1" | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'
+}
+CROSS_DIRS=("/lib/$ARCH-linux-gnu" "/usr/lib/$ARCH-linux-gnu" "/usr/$ARCH-linux-gnu/lib")
+cross_libraries() {  # BINARY -> one path per line, the loader first
+  local interp
+  interp="$(readelf -l "$1" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')"
+  [[ -n "$interp" ]] && resolve_cross "$(basename "$interp")"
+  local -A seen=()
+  local queue=("$1")
+  while ((${#queue[@]})); do
+    local file="${queue[0]}"
+    queue=("${queue[@]:1}")
+    local name
+    for name in $(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+      [[ -n "${seen[$name]:-}" ]] && continue
+      seen[$name]=1
+      local path
+      path="$(resolve_cross "$name")" || { echo "bundle: $name (needed by $file) is not installed for $ARCH" >&2
+                                          return 1; }
+      echo "$path"
+      queue+=("$path")
+    done
+  done
+}
+resolve_cross() {  # LIBRARY_NAME -> its path for ARCH
+  local d
+  for d in "${CROSS_DIRS[@]}"; do
+    [[ -e "$d/$1" ]] && { echo "$d/$1"; return 0; }
+  done
+  return 1
+}
 for b in tuneforge-worker tuneforge-runner; do
-  while read -r line; do
-    # "libx.so => /path (0x..)" or "/lib64/ld-linux-x86-64.so.2 (0x..)"
-    path="$(sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p' <<<"$line")"
+  if [[ "$ARCH" == "$HOST_ARCH" ]]; then
+    libraries="$(native_libraries "$BIN/$b")"
+  else
+    libraries="$(cross_libraries "$BIN/$b")"
+  fi
+  while read -r path; do
     [[ -n "$path" && -f "$path" ]] || continue
     case "$(basename "$path")" in
       ld-linux*) LOADER="$(basename "$path")" ;;
     esac
     cp -fL "$path" "$OUT/lib/"
-  done < <(ldd "$BIN/$b")
+  done <<<"$libraries"
 done
-[[ -n "$LOADER" ]] || { echo "bundle: ldd named no dynamic loader for the worker" >&2; exit 1; }
+[[ -n "$LOADER" ]] || { echo "bundle: the worker names no dynamic loader" >&2; exit 1; }
 
 # The runner is started by the worker: a wrapper runs it the same way.
 write_launcher() {  # NAME BINARY

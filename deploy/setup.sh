@@ -21,6 +21,13 @@ PACKAGES=(
   openssl   # the TLS tests make their CA, certificates and keys with it
 )
 
+# The aarch64 board bundle is cross-built here (cmake/CrossAarch64.cmake)
+# against Debian's arm64 multiarch packages, which co-install beside these.
+ARM64_PACKAGES=(libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64)
+if [[ "$(uname -m)" == x86_64 ]]; then
+  PACKAGES+=("${ARM64_PACKAGES[@]}")
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -36,6 +43,9 @@ if ((${#missing[@]})); then
     SUDO="sudo"
   fi
   export DEBIAN_FRONTEND=noninteractive
+  if [[ "${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+  fi
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

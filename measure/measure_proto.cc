@@ -95,6 +95,22 @@ WorkloadSource WorkloadSourceFromProto(const v1::Workload& proto) {
   return {};
 }
 
+namespace {
+
+// A dtype's two fields, as packed args and CUDA temporaries carry them.
+template <typename Message>
+void SetDType(const te::DType& dtype, Message& q) {
+  q.set_scalar(static_cast<uint32_t>(dtype.scalar));
+  q.set_lanes(dtype.lanes);
+}
+
+template <typename Message>
+te::DType DTypeOf(const Message& q) {
+  return te::DType{static_cast<te::ScalarType>(q.scalar()), q.lanes()};
+}
+
+}  // namespace
+
 v1::BuiltKernel KernelObjectToProto(const codegen::CompiledObject& object) {
   v1::BuiltKernel p;
   p.set_symbol(object.symbol);
@@ -105,8 +121,7 @@ v1::BuiltKernel KernelObjectToProto(const codegen::CompiledObject& object) {
   for (const codegen::PackedArg& a : object.packed_args) {
     v1::PackedArg& q = *p.add_packed_args();
     q.set_name(a.name);
-    q.set_scalar(static_cast<uint32_t>(a.dtype.scalar));
-    q.set_lanes(a.dtype.lanes);
+    SetDType(a.dtype, q);
     for (int64_t d : a.shape) q.add_shape(d);
   }
   for (const codegen::CudaKernel& k : object.cuda_kernels) {
@@ -120,8 +135,7 @@ v1::BuiltKernel KernelObjectToProto(const codegen::CompiledObject& object) {
   for (const codegen::CudaTemporary& t : object.cuda_temporaries) {
     v1::CudaTemporary& q = *p.add_cuda_temporaries();
     q.set_name(t.name);
-    q.set_scalar(static_cast<uint32_t>(t.dtype.scalar));
-    q.set_lanes(t.dtype.lanes);
+    SetDType(t.dtype, q);
     q.set_elements(t.elements);
   }
   return p;
@@ -137,8 +151,7 @@ codegen::CompiledObject KernelObjectFromProto(const v1::BuiltKernel& proto) {
   // Checked where they are allocated (the runner's PackedBuffers).
   for (const v1::PackedArg& q : proto.packed_args())
     o.packed_args.push_back(codegen::PackedArg{
-        q.name(), te::DType{static_cast<te::ScalarType>(q.scalar()), q.lanes()},
-        std::vector<int64_t>(q.shape().begin(), q.shape().end())});
+        q.name(), DTypeOf(q), std::vector<int64_t>(q.shape().begin(), q.shape().end())});
   // Launch shapes are checked by the driver at launch (a bad one fails that
   // candidate); a missing dimension is 1.
   auto dims = [](const auto& field) {
@@ -150,8 +163,7 @@ codegen::CompiledObject KernelObjectFromProto(const v1::BuiltKernel& proto) {
     o.cuda_kernels.push_back(
         codegen::CudaKernel{q.name(), dims(q.grid()), dims(q.block()), q.shared_bytes(), q.local_bytes()});
   for (const v1::CudaTemporary& q : proto.cuda_temporaries())
-    o.cuda_temporaries.push_back(codegen::CudaTemporary{
-        q.name(), te::DType{static_cast<te::ScalarType>(q.scalar()), q.lanes()}, q.elements()});
+    o.cuda_temporaries.push_back(codegen::CudaTemporary{q.name(), DTypeOf(q), q.elements()});
   return o;
 }
 

@@ -174,39 +174,33 @@ class RunnerService {
     MeasureResult reply = CompareOutputs(w);
     if (reply.error_kind != MeasureErrorKind::kNone) return reply;
     const int repeat = RepeatsWithinBudget(spec, *check_s);
-    if (repeat == 0 || (spec.slow_above_s > 0 && *check_s > spec.slow_above_s)) {
-      reply.number = 1;
-      reply.repeat_seconds = {*check_s};
-      reply.median_seconds = *check_s;
-      reply.timed_ms = *check_s * 1e3;
-      return reply;
-    }
+    if (CheckRunIsTheMeasurement(spec, *check_s, repeat, reply)) return reply;
     TimingOptions timing = spec.options;
     timing.repeat = repeat;
     absl::StatusOr<TimingResult> t = (*gpu)->Time(**program, timing);
     if (!t.ok()) return failure(t.status());
-    reply.number = t->number;
-    reply.repeat_seconds = std::move(t->repeat_seconds);
-    reply.median_seconds = t->median_seconds;
-    reply.timed_ms = t->timed_ms;
+    CopyTiming(*std::move(t), reply);
     return reply;
   }
 
   // The reference of a GPU workload: its naive program on the same GPU.
   bool ComputeReferenceOnGpu(const codegen::CompiledObject& object, WorkloadBuffers& w, MeasureResult& failure) {
-    absl::StatusOr<GpuRunner*> gpu = Gpu();
-    absl::Status s = gpu.ok() ? (*gpu)->Bind(w) : gpu.status();
-    absl::StatusOr<std::unique_ptr<GpuProgram>> program =
-        s.ok() ? (*gpu)->Load(object) : absl::StatusOr<std::unique_ptr<GpuProgram>>(s);
-    if (program.ok()) s = (*gpu)->RunAndFetch(**program, w.reference_outputs).status();
-    else s = program.status();
-    if (!s.ok()) {
+    if (absl::Status s = RunReferenceOnGpu(object, w); !s.ok()) {
       failure = MeasureResult::Failure(MeasureErrorKind::kRunnerError,
                                        absl::StrCat("the reference (naive) GPU program: ", s.message()));
       return false;
     }
     w.reference_ready = true;
     return true;
+  }
+
+  absl::Status RunReferenceOnGpu(const codegen::CompiledObject& object, WorkloadBuffers& w) {
+    absl::StatusOr<GpuRunner*> gpu = Gpu();
+    if (!gpu.ok()) return gpu.status();
+    if (absl::Status s = (*gpu)->Bind(w); !s.ok()) return s;
+    absl::StatusOr<std::unique_ptr<GpuProgram>> program = (*gpu)->Load(object);
+    if (!program.ok()) return program.status();
+    return (*gpu)->RunAndFetch(**program, w.reference_outputs).status();
   }
 
   bool ComputeReference(const v1::BuiltKernel& reference, WorkloadBuffers& w, MeasureResult& failure) {
@@ -280,6 +274,25 @@ class RunnerService {
     return reply;
   }
 
+  // A candidate too slow to time within the deadline, or far slower than
+  // the job's best: its one (checked) run is the measurement, enough to rank
+  // it far behind the fast ones. Sets the reply and says so.
+  static bool CheckRunIsTheMeasurement(const RunSpec& spec, double check_s, int repeat, MeasureResult& reply) {
+    if (repeat > 0 && (spec.slow_above_s <= 0 || check_s <= spec.slow_above_s)) return false;
+    reply.number = 1;
+    reply.repeat_seconds = {check_s};
+    reply.median_seconds = check_s;
+    reply.timed_ms = check_s * 1e3;
+    return true;
+  }
+
+  static void CopyTiming(TimingResult&& t, MeasureResult& reply) {
+    reply.number = t.number;
+    reply.repeat_seconds = std::move(t.repeat_seconds);
+    reply.median_seconds = t.median_seconds;
+    reply.timed_ms = t.timed_ms;
+  }
+
   // Repeats that fit the time budget after the check run, which took
   // check_s: 0 means even one repeat does not fit.
   static int RepeatsWithinBudget(const RunSpec& spec, double check_s) {
@@ -293,17 +306,8 @@ class RunnerService {
 
   void Time(const codegen::LoadedKernel& kernel, WorkloadBuffers& w, codegen::PackedConstants& packed,
             const RunSpec& spec, double check_s, MeasureResult& reply) {
-    int repeat = RepeatsWithinBudget(spec, check_s);
-    if (repeat == 0 || (spec.slow_above_s > 0 && check_s > spec.slow_above_s)) {
-      // Too slow to time within the deadline, or far slower than the job's
-      // best: its one (checked) run is the measurement, enough to rank it
-      // far behind the fast ones.
-      reply.number = 1;
-      reply.repeat_seconds = {check_s};
-      reply.median_seconds = check_s;
-      reply.timed_ms = check_s * 1e3;
-      return;
-    }
+    const int repeat = RepeatsWithinBudget(spec, check_s);
+    if (CheckRunIsTheMeasurement(spec, check_s, repeat, reply)) return;
     CacheFlusher* flusher = nullptr;
     TimingOptions timing = spec.options;
     timing.repeat = repeat;
@@ -319,13 +323,11 @@ class RunnerService {
     }
     std::vector<void*> args = packed.Append(w.CandidateArgs());
     TimingResult t = TimeKernel([&] { return kernel(args.data()); }, timing, flusher);
-    reply.number = t.number;
-    reply.repeat_seconds = std::move(t.repeat_seconds);
-    reply.median_seconds = t.median_seconds;
-    reply.timed_ms = t.timed_ms;
-    if (t.failed_code != 0) {
+    const int32_t failed_code = t.failed_code;
+    CopyTiming(std::move(t), reply);
+    if (failed_code != 0) {
       reply.error_kind = MeasureErrorKind::kOutOfMemory;
-      reply.error = absl::StrCat("the kernel returned ", t.failed_code,
+      reply.error = absl::StrCat("the kernel returned ", failed_code,
                                  " while being timed: a temporary allocation failed");
     }
   }

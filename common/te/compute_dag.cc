@@ -1,6 +1,8 @@
 #include "common/te/compute_dag.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -238,6 +240,33 @@ absl::StatusOr<ComputeDag> ComputeDag::CreateFromOps(std::vector<Tensor> ops) {
   return dag;
 }
 
+namespace {
+
+// The axes of `op` (spatial, then reduction) that appear in an index of a
+// read of a constant matrix.
+std::vector<int> ConstantIndexAxes(const Tensor& op, const std::function<bool(const TensorNode*)>& is_matrix) {
+  std::vector<const VarNode*> vars;
+  PostOrderVisit(op->body, [&](const Expr& e) {
+    const auto* r = e.as<TensorRead>();
+    if (!r || !is_matrix(r->tensor.get())) return;
+    for (const Expr& index : r->indices)
+      PostOrderVisit(index, [&](const Expr& i) {
+        if (const auto* v = i.as<VarRef>()) vars.push_back(v->var.get());
+      });
+  });
+  std::vector<int> axes;
+  if (vars.empty()) return axes;
+  std::vector<const VarNode*> all;
+  for (const IterVar& ax : op->axes) all.push_back(ax.var.get());
+  if (const Reduce* red = op->reduce())
+    for (const IterVar& ax : red->axes) all.push_back(ax.var.get());
+  for (size_t i = 0; i < all.size(); ++i)
+    if (std::find(vars.begin(), vars.end(), all[i]) != vars.end()) axes.push_back(static_cast<int>(i));
+  return axes;
+}
+
+}  // namespace
+
 void ComputeDag::AnalyzeOps() {
   ComputeDag& dag = *this;
   // Analysis and producer/consumer edges.
@@ -253,6 +282,11 @@ void ComputeDag::AnalyzeOps() {
         a.producers.push_back(p);
         dag.analysis_[p].consumers.push_back(i);
       }
+      a.is_constant_matrix = a.producers.empty();
+      a.constant_index_axes = ConstantIndexAxes(op, [&](const TensorNode* t) {
+        const int p = index.at(t);
+        return dag.ops_[p]->is_compute() && dag.analysis_[p].is_constant_matrix;
+      });
       double points = static_cast<double>(op->num_elements());
       if (const Reduce* r = op->reduce())
         for (const IterVar& ax : r->axes) points *= static_cast<double>(ax.extent);

@@ -26,6 +26,14 @@ struct OpAnalysis {
   // extent > 1, or any op with two such inputs (an outer product).
   bool needs_multi_level_tiling = false;
   bool has_expensive_op = false;   // exp, log, tanh, ...
+  // A compute op that reads no tensor: its values depend on its indices
+  // alone (the transform matrices of a Winograd convolution).
+  bool is_constant_matrix = false;
+  // This op's axes (spatial 0..n-1, then its reduction's) that index a
+  // constant matrix: unrolled, the matrix's entries become constants and
+  // their zeros and ones fold away (Ansor's "simplify compute with constant
+  // tensors" rule).
+  std::vector<int> constant_index_axes;
   std::vector<int> producers;      // op indices this op reads
   std::vector<int> consumers;      // op indices reading this op
 };

@@ -7,7 +7,9 @@ std::vector<std::unique_ptr<SketchRule>> DefaultCpuSketchRules() {
   // write and cache read add variants before the tiling rules end them;
   // skip is the fallback for stages no other rule claimed.
   std::vector<std::unique_ptr<SketchRule>> rules;
+  rules.push_back(MakeSpecialComputeLocationRule());
   rules.push_back(MakeAlwaysInlineRule());
+  rules.push_back(MakeSimplifyConstTensorRule());
   rules.push_back(MakeAddRfactorRule());
   rules.push_back(MakeAddCacheWriteRule());
   rules.push_back(MakeAddCacheReadRule());
@@ -24,7 +26,9 @@ std::vector<std::unique_ptr<SketchRule>> DefaultGpuSketchRules() {
   // (bound by annotation), then two register levels.
   std::vector<std::unique_ptr<SketchRule>> rules;
   rules.push_back(MakeAddSharedCacheReadRule());
+  rules.push_back(MakeSpecialComputeLocationRule());
   rules.push_back(MakeAlwaysInlineRule());
+  rules.push_back(MakeSimplifyConstTensorRule());
   rules.push_back(MakeCrossThreadReductionRule());
   rules.push_back(MakeAddCacheWriteRule(/*always=*/true));
   rules.push_back(MakeMultiLevelTilingWithFusionRule("SSSRRSRS", {3}, /*weight_vector_variants=*/false));

@@ -40,7 +40,15 @@ std::unique_ptr<SketchRule> MakeCrossThreadReductionRule();
 // outermost reduction tile, fetched by all threads of the block together.
 std::unique_ptr<SketchRule> MakeAddSharedCacheReadRule();
 
-// Ansor's CPU rules: always-inline, rfactor, cache-write, (ours: cache-read
+// Unroll the axes that index a constant matrix innermost and tile the rest
+// in two levels (Ansor's "simplify compute with constant tensors").
+std::unique_ptr<SketchRule> MakeSimplifyConstTensorRule();
+// Compute a gathering stage inside its consumer's last loop before the
+// unrolled constant-matrix axes (Ansor's "special compute location").
+std::unique_ptr<SketchRule> MakeSpecialComputeLocationRule();
+
+// Ansor's CPU rules: (special compute location,) always-inline, simplify
+// compute with constant tensors, rfactor, cache-write, (ours: cache-read
 // packing,) tiling with fusion, tiling, skip.
 std::vector<std::unique_ptr<SketchRule>> DefaultCpuSketchRules();
 // Ansor's GPU rules: shared cache reads, always-inline, cross-thread

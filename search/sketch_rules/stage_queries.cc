@@ -47,7 +47,9 @@ int SingleElementwiseConsumer(const State& state, int stage) {
 }
 
 bool NeedsMultiLevelTiling(const State& state, int stage) {
-  return state.dag()->analysis(stage).needs_multi_level_tiling;
+  // A stage indexing a constant matrix is tiled by simplify_const_tensor.
+  const te::OpAnalysis& a = state.dag()->analysis(stage);
+  return a.needs_multi_level_tiling && a.constant_index_axes.empty();
 }
 
 bool IsCacheWriteStage(const State& state, int stage) {

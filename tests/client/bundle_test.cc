@@ -32,10 +32,15 @@ std::string HostArch() {
 
 // deploy/bundle.sh of this checkout (the binaries' build folder is the
 // parent of TF_BIN_DIR); its exit code, and its output in `log`.
-int Bundle(const std::string& arch, const std::string& out, const std::string& log) {
+std::string BuildDir() {
   const std::string bin = std::getenv("TF_BIN_DIR") ? std::getenv("TF_BIN_DIR") : "build/bin";
+  return bin + "/..";
+}
+
+int Bundle(const std::string& arch, const std::string& out, const std::string& log,
+           const std::string& build_dir = BuildDir()) {
   const std::string script = std::string(TF_TEST_DATA_DIR) + "/../../deploy/bundle.sh";
-  const std::string cmd = absl::StrCat(script, " --arch ", arch, " --out ", out, " --build-dir ", bin, "/.. > ",
+  const std::string cmd = absl::StrCat(script, " --arch ", arch, " --out ", out, " --build-dir ", build_dir, " > ",
                                        log, " 2>&1");
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -134,11 +139,21 @@ TEST_F(BundleTest, ANativeAndAnEmulatedWorkerRunTwoJobsAtOnce) {
   EXPECT_EQ(kinds, (std::multiset<std::string>{"cpu", "emulated"}));
 }
 
-TEST(BundleScriptTest, AnotherArchitectureOrBadArgumentsAreOneLineErrors) {
+TEST(BundleScriptTest, AMissingBuildOrBadArgumentsAreOneLineErrors) {
   const std::string dir = std::filesystem::temp_directory_path() / "tf-bundle-args";
-  const std::string other = HostArch() == "x86_64" ? "aarch64" : "x86_64";
-  EXPECT_EQ(Bundle(other, dir, dir + ".log"), 2);
-  EXPECT_THAT(ReadAll(dir + ".log"), HasSubstr("not built yet"));
+  // A build folder without the (cross-)built worker: says how to make it.
+  const std::string empty_build = dir + "-empty-build";
+  std::filesystem::create_directories(empty_build);
+  EXPECT_EQ(Bundle(HostArch(), dir, dir + ".log", empty_build), 1);
+  EXPECT_THAT(ReadAll(dir + ".log"), HasSubstr("run deploy/setup.sh first"));
+  if (HostArch() == "x86_64") {
+    EXPECT_EQ(Bundle("aarch64", dir, dir + ".log", empty_build), 1);
+    EXPECT_THAT(ReadAll(dir + ".log"), HasSubstr("cross-built on x86_64 by deploy/setup.sh"));
+  } else {
+    EXPECT_EQ(Bundle("x86_64", dir, dir + ".log"), 2);
+    EXPECT_THAT(ReadAll(dir + ".log"), HasSubstr("only the aarch64 bundle is cross-built"));
+  }
+  std::filesystem::remove_all(empty_build);
   EXPECT_EQ(Bundle("riscv64", dir, dir + ".log"), 2);
   EXPECT_THAT(ReadAll(dir + ".log"), HasSubstr("--arch must be x86_64 or aarch64"));
   std::filesystem::remove(dir + ".log");

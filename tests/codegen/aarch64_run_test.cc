@@ -93,8 +93,13 @@ std::string BuildAndRun(const CompiledObject& kernel, const std::string& driver,
                       " && aarch64-linux-gnu-g++ -std=c++20 -O1 -I" + root + " -c " + runtime.string() +
                       " -o runtime.o && " + link + " >build.log 2>&1";
   EXPECT_EQ(std::system(build.c_str()), 0) << build;
+  // The cross toolchain's loader and libraries, named: where Debian's arm64
+  // libc is installed too (the aarch64 bundle's build), the loader would
+  // find that other libc build through this machine's ld.so.cache.
   std::string run = "cd " + dir.string() +
-                    " && TUNEFORGE_NUM_THREADS=4 qemu-aarch64 -L /usr/aarch64-linux-gnu ./prog >run.log 2>&1";
+                    " && TUNEFORGE_NUM_THREADS=4 qemu-aarch64 -L /usr/aarch64-linux-gnu"
+                    " /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 --library-path /usr/aarch64-linux-gnu/lib"
+                    " ./prog >run.log 2>&1";
   *status = std::system(run.c_str());
   std::ifstream log(dir / "run.log");
   std::string output((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());

@@ -236,6 +236,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "depthwise_conv2d:N=1,C=3,H=6,W=6,R=3,S=3,pad=1",
                       "conv2d_transpose:N=1,C=2,H=4,W=4,K=3,R=3,S=3,stride=2,pad=1",
                       "capsule_conv2d:N=1,H=4,W=4,C=2,K=2,R=3,S=3,capsule=2,pad=1",
+                      "conv2d_winograd:N=1,C=2,H=6,W=6,K=2,tile=4",
                       "max_pool2d:N=1,C=2,H=6,W=6,R=2,S=2,stride=2",
                       "avg_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,pad=1", "softmax:M=3,N=7", "norm:M=4,N=5",
                       "layer_norm:M=3,N=8", "relu:N=1,C=2,H=3,W=4", "add:M=3,N=4",

@@ -1,19 +1,16 @@
 // A candidate that crashes, hangs or runs out of memory costs one record with its
 // error kind, never the worker: the same worker then measures a normal job.
-#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "tests/service/harness.h"
+#include "tests/service/runner_processes.h"
 
 namespace tuneforge::service_test {
 namespace {
@@ -81,51 +78,6 @@ TEST(CandidateFailureTest, HangingCandidateCostsOneTimeoutRecord) {
   }
   EXPECT_TRUE(c.worker(*w).process->Running());
   ExpectWorkerStillMeasures(c, c.worker(*w).id);
-}
-
-// The kernel runners among the children of `parent` (the worker's
-// sandbox): tuneforge-runner processes started with --role=runner, not the
-// builder processes (--role=builder) that compile in the same binary.
-std::vector<pid_t> RunnerChildren(pid_t parent) {
-  std::vector<pid_t> out;
-  DIR* proc = opendir("/proc");
-  if (!proc) return out;
-  while (dirent* e = readdir(proc)) {
-    pid_t pid = static_cast<pid_t>(std::atol(e->d_name));
-    if (pid <= 0) continue;
-    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    // pid (comm) state ppid ...
-    size_t close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 2));
-    char state;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    if (ppid != parent) continue;
-    std::ifstream cmdline(std::string("/proc/") + e->d_name + "/cmdline");
-    std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-    if (args.find("tuneforge-runner") != std::string::npos && args.find("--role=runner") != std::string::npos)
-      out.push_back(pid);
-  }
-  closedir(proc);
-  return out;
-}
-
-// CPU ticks (user + system) the process has used.
-std::optional<long> CpuTicks(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return std::nullopt;
-  std::istringstream rest(line.substr(line.rfind(')') + 2));
-  std::string field;
-  long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && rest >> field; ++i) {
-    if (i == 14) utime = std::atol(field.c_str());
-    if (i == 15) stime = std::atol(field.c_str());
-  }
-  return utime + stime;
 }
 
 // A kernel that crashes: the worker's runner gets SIGSEGV while it runs a

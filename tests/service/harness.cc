@@ -157,10 +157,12 @@ absl::StatusOr<int> Cluster::StartWorkerWith(const std::vector<std::string>& com
   int index = num_workers();
   ChildOptions child;
   child.argv = command;
-  for (const std::string& arg : {std::string("--server"), address(), std::string("--token-file"), token_file_,
-                                 std::string("--device-key"),
-                                 device_key.empty() ? options_.device_key : device_key})
+  for (const std::string& arg : {std::string("--server"), address(), std::string("--token-file"), token_file_})
     child.argv.push_back(arg);
+  if (device_key != kProbedDeviceKey) {
+    child.argv.push_back("--device-key");
+    child.argv.push_back(device_key.empty() ? options_.device_key : device_key);
+  }
   child.argv.insert(child.argv.end(), extra_args.begin(), extra_args.end());
   child.stdout_path = absl::StrCat(dir_, "/worker-", index, ".log");
   child.unset_env = {"TUNEFORGE_TOKEN"};

@@ -30,6 +30,9 @@ namespace v1 = ::tuneforge::v1;
 
 // The device key the harness's workers announce and SmallJob targets.
 inline constexpr char kTestDeviceKey[] = "e2e-cpu";
+// Given as a worker's device key: no --device-key, the worker announces the
+// key it probes.
+inline constexpr char kProbedDeviceKey[] = "<probed>";
 
 std::string BinDir();
 
@@ -77,7 +80,7 @@ class Cluster {
   absl::StatusOr<int> StartWorker(const std::vector<std::string>& extra_args = {});
   // The same with another command than build/bin/tuneforge-worker (a
   // bundle's run-worker, maybe behind `env VAR=VALUE`) and, if given,
-  // another device key than the cluster's.
+  // another device key than the cluster's (kProbedDeviceKey: its own).
   absl::StatusOr<int> StartWorkerWith(const std::vector<std::string>& command,
                                       const std::vector<std::string>& extra_args = {},
                                       const std::string& device_key = "");

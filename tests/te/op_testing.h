@@ -28,6 +28,7 @@ inline const std::vector<std::string>& OpSamples() {
     "depthwise_conv2d:N=1,C=3,H=7,W=7,R=3,S=3,stride=2,pad=1,dilation=2,M=2",
     "conv2d_transpose:N=1,C=2,H=3,W=3,K=2,R=3,S=3,stride=2,pad=1,output_padding=1",
     "conv2d_transpose:N=1,C=1,H=4,W=4,K=1,R=2,S=2,stride=2,pad=2",
+    "conv2d_winograd:N=1,C=2,H=6,W=5,K=3,tile=2",
     "capsule_conv2d:N=1,H=5,W=5,C=2,K=2,R=3,S=3,stride=2,pad=1,capsule=2",
     "max_pool2d:N=1,C=2,H=5,W=5,R=3,S=3,stride=2,pad=1",
     "avg_pool2d:N=1,C=2,H=5,W=5,R=2,S=2,stride=2",

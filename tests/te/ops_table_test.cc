@@ -48,7 +48,8 @@ TEST(OpsTableTest, EveryOpAndKeyIsDocumented) {
 TEST(OpsTableTest, EveryOpAcceptsEveryNumericDtype) {
   for (const std::string& spec : optest::OpSamples()) {
     std::string op = std::string(spec).substr(0, std::string(spec).find(':'));
-    bool float_only = op == "softmax" || op == "norm" || op == "layer_norm";
+    // Fractional transform matrices (Winograd) and normalisations need floats.
+    bool float_only = op == "softmax" || op == "norm" || op == "layer_norm" || op == "conv2d_winograd";
     for (const char* dtype : {"float64", "int32"}) {
       absl::StatusOr<Workload> w = ParseWorkload(absl::StrCat(spec, ",dtype=", dtype));
       if (float_only && std::string(dtype) == "int32") {

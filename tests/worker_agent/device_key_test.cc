@@ -39,6 +39,25 @@ TEST(DeviceKeyTest, TheModelIsInTheKeyAndTheOldKeyIsDerivedBack) {
   EXPECT_EQ(LegacyDeviceKey("a-b-c-xc"), std::nullopt);
 }
 
+// An Arm board's key names its core; under qemu-user /proc/cpuinfo is the
+// x86 machine's, whose model is not the emulated board's.
+TEST(DeviceKeyTest, AnArmKeyNamesTheCoreNotTheEmulatingMachine) {
+  constexpr char kX86CpuInfo[] = "processor\t: 0\nmodel name\t: AMD EPYC 9R14 96-Core Processor\n";
+  absl::StatusOr<codegen::Target> pi =
+      codegen::Target::Parse("aarch64-unknown-linux-gnu:cpu=cortex-a72:features=+neon:cores=4");
+  ASSERT_TRUE(pi.ok()) << pi.status();
+  EXPECT_EQ(CpuModelName(*pi, kX86CpuInfo), "cortex-a72");
+  EXPECT_EQ(DeviceKeyWithModel(*pi, CpuModelName(*pi, kX86CpuInfo)), "aarch64-neon-cortexa72-4c");
+  absl::StatusOr<codegen::Target> emulated =
+      codegen::Target::Parse("aarch64-unknown-linux-gnu:cpu=generic:features=+neon:cores=2");
+  ASSERT_TRUE(emulated.ok()) << emulated.status();
+  EXPECT_EQ(CpuModelName(*emulated, kX86CpuInfo), "");
+  EXPECT_EQ(DeviceKeyWithModel(*emulated, CpuModelName(*emulated, kX86CpuInfo)), "aarch64-neon-2c");
+  absl::StatusOr<codegen::Target> x86 = codegen::Target::Parse("x86_64-pc-linux-gnu:cpu=znver4:cores=2");
+  ASSERT_TRUE(x86.ok()) << x86.status();
+  EXPECT_EQ(CpuModelName(*x86, kX86CpuInfo), "AMD EPYC 9R14 96-Core Processor");
+}
+
 TEST(DeviceKeyTest, ThisMachinesKeyNamesItsModel) {
   const std::string key = HostDeviceKey();
   EXPECT_EQ(ProbeDevice("", false).device_key(), key);

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -51,14 +52,21 @@ std::string ModelKeyPart(absl::string_view model_name) {
   return key;
 }
 
-std::string HostCpuModelName(const codegen::Target& host) {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
+std::string CpuModelName(const codegen::Target& host, absl::string_view cpuinfo) {
+  const std::string core = host.cpu == "generic" ? "" : host.cpu;
+  if (host.is_aarch64()) return core;
+  for (absl::string_view line : absl::StrSplit(cpuinfo, '\n')) {
     if (!absl::StartsWith(line, "model name")) continue;
     size_t colon = line.find(':');
-    if (colon != std::string::npos) return std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+    if (colon != absl::string_view::npos) return std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
   }
-  return host.cpu == "generic" ? "" : host.cpu;
+  return core;
+}
+
+std::string HostCpuModelName(const codegen::Target& host) {
+  std::ifstream in("/proc/cpuinfo");
+  const std::string cpuinfo((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return CpuModelName(host, cpuinfo);
 }
 
 std::string DeviceKeyWithModel(const codegen::Target& target, absl::string_view model_name) {

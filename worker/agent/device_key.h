@@ -24,8 +24,12 @@ namespace tuneforge::worker {
 // "xeonplatinum8375c". "" when nothing is left.
 std::string ModelKeyPart(absl::string_view model_name);
 
-// This machine's CPU model name (/proc/cpuinfo "model name"; LLVM's CPU
-// name where there is none, as on most Arm boards).
+// A CPU's model name from its /proc/cpuinfo text: the "model name" line on
+// x86; on Arm the core the probe named from implementer and part (a "model
+// name" there, as under qemu-user, is the emulating machine's); "" where
+// neither is known.
+std::string CpuModelName(const codegen::Target& host, absl::string_view cpuinfo);
+// The same for this machine.
 std::string HostCpuModelName(const codegen::Target& host);
 
 // The key of `target` with the CPU model `model_name` (ModelKeyPart); the

@@ -9,6 +9,7 @@
 #include "common/te/ops/norm.h"
 #include "common/te/ops/pool.h"
 #include "common/te/ops/softmax.h"
+#include "common/te/ops/winograd_conv.h"
 
 namespace tuneforge::te::ops {
 namespace {
@@ -108,6 +109,15 @@ std::vector<OpDef> MakeTable() {
          return Conv3d({a.get("N"), a.get("C"), a.get("D"), a.get("H"), a.get("W"), a.get("K"),
                         a.get("T"), a.get("R"), a.get("S"), a.get("stride"), a.get("pad"),
                         a.get("dilation"), a.get("groups"), a.dtype()});
+       }},
+      {{"conv2d_winograd", "conv2d with a 3x3 kernel, stride 1, by Winograd F(m x m, 3 x 3), data NCHW, kernel OIHW",
+        {Required("N", "batch"), Required("C", "input channels"), Required("H", "input height"),
+         Required("W", "input width"), Required("K", "output channels"),
+         Optional("pad", 1, "zero padding on each side of every spatial dimension"),
+         Optional("tile", 0, "output tile m: 2 or 4 (0: 4 where 4 divides the output height, else 2)")}},
+       [](const OpArgs& a) {
+         return WinogradConv2d({a.get("N"), a.get("C"), a.get("H"), a.get("W"), a.get("K"), a.get("pad"),
+                                a.get("tile"), a.dtype()});
        }},
       {{"depthwise_conv2d", "depthwise 2-d convolution, data NCHW, kernel [C,M,R,S]",
         {Required("N", "batch"), Required("C", "channels"), Required("H", "input height"),

@@ -60,6 +60,27 @@ TEST(GpuSketchTest, AMatmulIsTiledForBlocksVThreadsAndThreadsWithSharedCopies) {
   EXPECT_THAT(k->source, HasSubstr("__syncthreads();"));
 }
 
+// Winograd on a GPU: the transforms unroll their matrix axes and bind the
+// rest to blocks and threads; the input tile is gathered in each thread
+// (Ansor's special compute location), the batched product tiled with shared
+// copies.
+TEST(GpuSketchTest, WinogradGathersTheInputTileInsideEachThreadsTransform) {
+  std::vector<Sketch> sketches = Sketches("conv2d_winograd:N=1,C=64,H=14,W=14,K=64,tile=2");
+  ASSERT_FALSE(sketches.empty());
+  const std::string derivation = absl::StrJoin(sketches[0].derivation, "; ");
+  for (const char* d : {"input_tile: special_compute_location", "data_pack: simplify_const_tensor",
+                        "inverse: simplify_const_tensor", "bgemm.local: multi_level_tiling_with_fusion",
+                        "data_pack: add_shared_cache_read"})
+    EXPECT_THAT(derivation, HasSubstr(d));
+  Rng rng(5);
+  absl::StatusOr<schedule::State> s = SampleInitState(sketches[0].state, GpuHardwareParams(), rng);
+  ASSERT_TRUE(s.ok()) << s.status();
+  absl::StatusOr<codegen::CudaModule> k = Emit(*s);
+  ASSERT_TRUE(k.ok()) << k.status() << "\n" << s->ToString();
+  // The tile is a per-thread array, not a tensor of the whole input.
+  EXPECT_THAT(k->source, ::testing::Not(HasSubstr("float* __restrict__ input_tile")));
+}
+
 // Every op of the library, small shapes (one test each, so they run in
 // parallel: NVRTC takes 0.1-5 s per program, most of it unrolling).
 const char* const kEveryOp[] = {
@@ -83,6 +104,7 @@ const char* const kEveryOp[] = {
     "softmax:M=4,N=9",
     "norm:M=5,N=7",
     "layer_norm:M=3,N=10",
+    "conv2d_winograd:N=1,C=16,H=14,W=14,K=16,tile=2",
 };
 
 class GpuSketchOfEveryOp : public ::testing::TestWithParam<const char*> {};
@@ -149,6 +171,7 @@ TEST(GpuSketchTest, SampledProgramsComputeTheReferenceOutputsWhenRunAsOnAGpu) {
     "max_pool2d:N=1,C=8,H=9,W=9,R=3,S=3,stride=2,pad=1",
       "conv2d_transpose:N=1,C=8,H=5,W=5,K=4,R=3,S=3,stride=2,pad=1",  // phases, then their interleaving
       "softmax:M=6,N=33",                                             // four kernels
+      "conv2d_winograd:N=1,C=4,H=6,W=7,K=8,tile=2",  // unrolled transforms, the tile gathered inside
   };
   for (const std::string& spec : workloads) {
     absl::StatusOr<te::Workload> w = te::ParseWorkload(spec);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "search/annotation/annotation.h"
 #include "search/sketch_generation.h"
 #include "search/sketch_rules/sketch_rules.h"
 #include "tests/search/policy/reference_check.h"
@@ -163,6 +164,47 @@ TEST(SketchRulesTest, ConvWithBiasAndReluInlinesPaddingAndBiasAndFusesTheConv) {
       if (st.is_placeholder() || sk.state.dag()->analysis(i).is_output) continue;
       if (st.op->reduce() || st.op->name == "kernel.local") continue;  // the conv and its packed weight
       EXPECT_TRUE(std::holds_alternative<schedule::ComputeInlined>(st.location)) << st.op->name;
+    }
+  }
+}
+
+// Winograd: the transforms unroll the axes of their constant matrices
+// (simplify_const_tensor), the input tile is gathered inside the data
+// transform's loops (special_compute_location), the batched product is
+// tiled; sampled programs compute the convolution.
+TEST(SketchRulesTest, WinogradTransformsUnrollTheirMatrixAxesAndGatherTheTileInside) {
+  const std::string spec = "conv2d_winograd:N=1,C=16,H=14,W=14,K=16,tile=2";
+  std::vector<Sketch> s = Sketches(spec);
+  ASSERT_FALSE(s.empty());
+  const std::string described = Describe(s);
+  for (const char* d : {"data_pack: simplify_const_tensor", "inverse: simplify_const_tensor",
+                        "kernel_pack: simplify_const_tensor", "input_tile: special_compute_location",
+                        "bgemm: multi_level_tiling", "winograd_B: always_inline"})
+    EXPECT_THAT(described, HasSubstr(d));
+  const te::Workload w = MustParse(spec);
+  Rng rng(3);
+  for (const Sketch& sk : s) {
+    const schedule::State& st = sk.state;
+    int data_pack = -1, input_tile = -1;
+    for (int i = 0; i < st.num_stages(); ++i) {
+      if (st.stage(i).op->name == "data_pack") data_pack = i;
+      if (st.stage(i).op->name == "input_tile") input_tile = i;
+    }
+    ASSERT_GE(data_pack, 0);
+    ASSERT_GE(input_tile, 0);
+    // [p.0, c.0, p.1, c.1, eps, nu, r_a, r_b]: the last four unrolled.
+    const schedule::Stage& dp = st.stage(data_pack);
+    ASSERT_EQ(dp.iters.size(), 8u) << st.ToString();
+    for (int i = 0; i < 8; ++i)
+      EXPECT_EQ(dp.iters[i].annotation == schedule::IterAnnotation::kUnroll, i >= 4) << st.ToString();
+    const auto* at = std::get_if<schedule::ComputeAtIter>(&st.stage(input_tile).location);
+    ASSERT_NE(at, nullptr) << st.ToString();
+    EXPECT_EQ(at->target_stage, data_pack);
+    EXPECT_EQ(at->target_node, dp.iters[3].node);
+    for (int sample = 0; sample < 2; ++sample) {
+      absl::StatusOr<schedule::State> program = SampleInitState(st, TwoCores(), rng);
+      ASSERT_TRUE(program.ok()) << program.status();
+      EXPECT_EQ(testing::CheckAgainstReference(w, *program, sample), "") << program->ToString();
     }
   }
 }
