@@ -47,9 +47,11 @@ esac
 # architecture's is cross-built into BUILD_DIR/ARCH (cmake/CrossAarch64.cmake).
 if [[ "$ARCH" == "$HOST_ARCH" ]]; then
   BIN="$BUILD_DIR/bin/runner-only"
+  TARGET=tuneforge-runner-only-worker
   SETUP_HINT="run deploy/setup.sh first"
 else
   BIN="$BUILD_DIR/$ARCH/bin/runner-only"
+  TARGET=tuneforge-$ARCH
   SETUP_HINT="the $ARCH worker is cross-built on $HOST_ARCH by deploy/setup.sh (it installs Debian's $ARCH"
   SETUP_HINT+=" toolchain and the $ARCH multiarch packages of gRPC, Protobuf and Abseil); run it first"
   if [[ "$ARCH" != aarch64 || "$HOST_ARCH" != x86_64 ]]; then
@@ -57,6 +59,11 @@ else
          "after deploy/setup.sh" >&2
     exit 2
   fi
+fi
+# Built here when missing from a configured build folder (the cross build
+# only where its toolchain and packages are installed).
+if [[ ! -x "$BIN/tuneforge-worker" || ! -x "$BIN/tuneforge-runner" ]] && [[ -f "$BUILD_DIR/CMakeCache.txt" ]]; then
+  cmake --build "$BUILD_DIR" --target "$TARGET" >&2 || true
 fi
 for b in tuneforge-worker tuneforge-runner; do
   [[ -x "$BIN/$b" ]] || { echo "bundle: $BIN/$b is missing: $SETUP_HINT" >&2; exit 1; }

@@ -33,7 +33,8 @@ absl::StatusOr<HardwareParams> HardwareParamsFromDeviceKey(const std::string& de
         "' is not ARCH-ISA-Nc (e.g. x86_64-avx512-2c); use the key a worker registered with"));
   HardwareParams hw;
   hw.num_cores = cores;
-  const std::string& isa = parts[parts.size() - 2];
+  // ARCH-ISA[-MODEL]-Nc: the architecture holds no '-' (x86_64, aarch64).
+  const std::string& isa = parts[1];
   hw.vector_lanes = isa == "avx512" ? 16 : isa == "avx2" ? 8 : 4;  // sse, neon, generic: 128 bits
   return hw;
 }

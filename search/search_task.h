@@ -47,7 +47,8 @@ struct HardwareParams {
 // {0, 16, 64, 512, 1024}, at most 8 virtual threads.
 HardwareParams GpuHardwareParams(int64_t max_threads_per_block = 1024);
 
-// From a worker's device key ("x86_64-avx512-2c", "aarch64-neon-4c"): the
+// From a worker's device key ("x86_64-avx512-2c", "aarch64-neon-4c", with a
+// CPU model "x86_64-avx512-epyc9r14-2c", "aarch64-neon-cortexa72-4c"): the
 // ISA gives the vector width, the suffix the cores; a GPU's key
 // ("cuda-sm90-h100") gives GpuHardwareParams. Errors name the key.
 absl::StatusOr<HardwareParams> HardwareParamsFromDeviceKey(const std::string& device_key);
