@@ -66,6 +66,13 @@ absl::StatusOr<Tensor> ConstantMatrix(const std::string& name, const Matrix& val
       "winograd_matrix");
 }
 
+// The sum over a transform's taps skips a matrix's zero entries (a
+// condition of the reduction): unrolled, the condition is constant and the
+// term is gone, where x * 0 cannot be folded away (it is not 0 for x = inf).
+Expr NonZero(const Tensor& matrix, const Expr& i0, const Expr& j0, const Expr& i1, const Expr& j1, DType dtype) {
+  return LogicalAnd(NE(Read(matrix, {i0, j0}), Const(0, dtype)), NE(Read(matrix, {i1, j1}), Const(0, dtype)));
+}
+
 absl::Status Validate(const WinogradConv2dParams& p) {
   if (auto s = RequirePositive(kOp, {{"N", p.N}, {"C", p.C}, {"H", p.H}, {"W", p.W}, {"K", p.K}}); !s.ok())
     return s;
@@ -115,7 +122,9 @@ absl::StatusOr<BuiltOp> WinogradConv2d(const WinogradConv2dParams& p, const OpIn
   IterVar rh = Axis("r_kh", kTaps), rw = Axis("r_kw", kTaps);
   Expr kp_body = Read(*kernel, {Expr(kp_axes[3].var), Expr(kp_axes[2].var), Expr(rh.var), Expr(rw.var)}) *
                  Read(*g, {Expr(kp_axes[0].var), Expr(rh.var)}) * Read(*g, {Expr(kp_axes[1].var), Expr(rw.var)});
-  auto kernel_pack = MakeCompute("kernel_pack", std::move(kp_axes), Sum(kp_body, {rh, rw}), "winograd_kernel");
+  Expr kp_taps = NonZero(*g, Expr(kp_axes[0].var), Expr(rh.var), Expr(kp_axes[1].var), Expr(rw.var), p.dtype);
+  auto kernel_pack =
+      MakeCompute("kernel_pack", std::move(kp_axes), Sum(kp_body, {rh, rw}, kp_taps), "winograd_kernel");
   if (!kernel_pack.ok()) return kernel_pack.status();
 
   // Tile p of image n covers output rows th*m.. and columns tw*m..
@@ -133,7 +142,8 @@ absl::StatusOr<BuiltOp> WinogradConv2d(const WinogradConv2dParams& p, const OpIn
   IterVar ra = Axis("r_a", alpha), rb = Axis("r_b", alpha);
   Expr dp_body = Read(*input_tile, {Expr(ra.var), Expr(rb.var), Expr(dp_axes[2].var), Expr(dp_axes[3].var)}) *
                  Read(*b, {Expr(ra.var), Expr(dp_axes[0].var)}) * Read(*b, {Expr(rb.var), Expr(dp_axes[1].var)});
-  auto data_pack = MakeCompute("data_pack", std::move(dp_axes), Sum(dp_body, {ra, rb}), "winograd_data");
+  Expr dp_taps = NonZero(*b, Expr(ra.var), Expr(dp_axes[0].var), Expr(rb.var), Expr(dp_axes[1].var), p.dtype);
+  auto data_pack = MakeCompute("data_pack", std::move(dp_axes), Sum(dp_body, {ra, rb}, dp_taps), "winograd_data");
   if (!data_pack.ok()) return data_pack.status();
 
   std::vector<IterVar> bg_axes = Axes({{"eps", alpha}, {"nu", alpha}, {"p", tiles}, {"k", p.K}});
@@ -148,7 +158,8 @@ absl::StatusOr<BuiltOp> WinogradConv2d(const WinogradConv2dParams& p, const OpIn
   IterVar ia = Axis("r_a", alpha), ib = Axis("r_b", alpha);
   Expr inv_body = Read(*bgemm, {Expr(ia.var), Expr(ib.var), Expr(inv_axes[2].var), Expr(inv_axes[3].var)}) *
                   Read(*a, {Expr(ia.var), Expr(inv_axes[0].var)}) * Read(*a, {Expr(ib.var), Expr(inv_axes[1].var)});
-  auto inverse = MakeCompute("inverse", std::move(inv_axes), Sum(inv_body, {ia, ib}), "winograd_inverse");
+  Expr inv_taps = NonZero(*a, Expr(ia.var), Expr(inv_axes[0].var), Expr(ib.var), Expr(inv_axes[1].var), p.dtype);
+  auto inverse = MakeCompute("inverse", std::move(inv_axes), Sum(inv_body, {ia, ib}, inv_taps), "winograd_inverse");
   if (!inverse.ok()) return inverse.status();
 
   std::vector<IterVar> out_axes = Axes({{"n", p.N}, {"k", p.K}, {"oh", oh}, {"ow", ow}});

@@ -11,8 +11,10 @@
 //
 // The same numbers as `conv2d` with R=S=3, stride 1, dilation 1, groups 1
 // (to rounding). The transform matrices are compute ops over their indices
-// alone: a schedule that unrolls the axes indexing them folds their zeros
-// and ones away (ComputeDag's constant_index_axes).
+// alone, and each transform sums over their non-zero entries only (a
+// condition of its reduction): a schedule that unrolls the axes indexing
+// them (ComputeDag's constant_index_axes) folds the conditions, the zero
+// terms and the multiplies by one away.
 #pragma once
 
 #include <cstdint>
