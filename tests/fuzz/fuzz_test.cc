@@ -49,7 +49,6 @@ const std::vector<std::string> kWorkloads = {
     "depthwise_conv2d:N=1,C=4,H=6,W=6,R=3,S=3,pad=1,stride=2",
     "conv2d_transpose:N=1,C=3,H=4,W=4,K=2,R=3,S=3,stride=2,pad=1",
     "capsule_conv2d:N=1,H=4,W=4,C=2,K=2,R=3,S=3,pad=1,capsule=2",
-    "conv2d_winograd:N=1,C=2,H=5,W=6,K=3,tile=2",
     "max_pool2d:N=1,C=3,H=6,W=6,R=3,S=3,stride=2,pad=1",
     "avg_pool2d:N=1,C=2,H=5,W=5,R=2,S=2",
     "softmax:M=4,N=9",
