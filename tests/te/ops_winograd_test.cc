@@ -64,7 +64,7 @@ TEST(OpsWinogradTest, TheTransformMatricesAreConstantAndTheirAxesFound) {
   auto analysis_of = [&](const std::string& name) -> const OpAnalysis& {
     return dag.analysis(dag.IndexOf(optest::FindOp(dag, name).get()));
   };
-  for (const char* matrix : {"winograd_B", "winograd_G", "winograd_A"}) {
+  for (const char* matrix : {"winograd_BT", "winograd_G", "winograd_AT"}) {
     EXPECT_TRUE(analysis_of(matrix).is_constant_matrix) << matrix;
     EXPECT_TRUE(analysis_of(matrix).is_strictly_inlinable) << matrix;
   }

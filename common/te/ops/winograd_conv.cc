@@ -1,6 +1,8 @@
 #include "common/te/ops/winograd_conv.h"
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -16,8 +18,8 @@ constexpr int64_t kTaps = 3;
 
 using Matrix = std::vector<std::vector<double>>;
 
-// Lavin and Gray's matrices (as B^T, G, A^T), checked against direct
-// convolution in the tests.
+// Lavin and Gray's matrices as B^T, G, A^T (each [out][tap]), checked
+// against direct convolution in the tests.
 struct Transforms {
   Matrix bt, g, at;
 };
@@ -41,13 +43,6 @@ Transforms TransformsFor(int64_t m) {
           {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}}};
 }
 
-Matrix Transposed(const Matrix& m) {
-  Matrix t(m[0].size(), std::vector<double>(m.size()));
-  for (size_t i = 0; i < m.size(); ++i)
-    for (size_t j = 0; j < m[i].size(); ++j) t[j][i] = m[i][j];
-  return t;
-}
-
 // A matrix as a compute op over its indices: a chain of selects over its
 // non-zero entries, which fold to constants once the indices are.
 absl::StatusOr<Tensor> ConstantMatrix(const std::string& name, const Matrix& values, DType dtype) {
@@ -66,11 +61,24 @@ absl::StatusOr<Tensor> ConstantMatrix(const std::string& name, const Matrix& val
       "winograd_matrix");
 }
 
-// The sum over a transform's taps skips a matrix's zero entries (a
-// condition of the reduction): unrolled, the condition is constant and the
-// term is gone, where x * 0 cannot be folded away (it is not 0 for x = inf).
-Expr NonZero(const Tensor& matrix, const Expr& i0, const Expr& j0, const Expr& i1, const Expr& j1, DType dtype) {
-  return LogicalAnd(NE(Read(matrix, {i0, j0}), Const(0, dtype)), NE(Read(matrix, {i1, j1}), Const(0, dtype)));
+// The two-sided transform of every (x, y) slice of `source` by `matrix`
+// ([out][tap]): result[i][j][x][y] = sum over taps a, b of
+// matrix[i][a] * source(a, b, x, y) * matrix[j][b]. The sum skips the
+// matrix's zero entries (a condition of the reduction): unrolled, the
+// condition is constant and the term is gone, where x * 0 cannot be folded
+// away (it is not 0 for x = inf).
+using TransformSource = std::function<Expr(const Expr& a, const Expr& b, const Expr& x, const Expr& y)>;
+absl::StatusOr<Tensor> TwoSidedTransform(const std::string& name, const std::string& tag, const Tensor& matrix,
+                                         const std::vector<std::pair<std::string, int64_t>>& axes,
+                                         const std::string& tap_a, const std::string& tap_b,
+                                         const TransformSource& source, DType dtype) {
+  std::vector<IterVar> out = Axes(axes);
+  IterVar ta = Axis(tap_a, matrix->shape[1]), tb = Axis(tap_b, matrix->shape[1]);
+  Expr i(out[0].var), j(out[1].var), a(ta.var), b(tb.var);
+  Expr left = Read(matrix, {i, a}), right = Read(matrix, {j, b});
+  Expr body = source(a, b, Expr(out[2].var), Expr(out[3].var)) * left * right;
+  Expr taps = LogicalAnd(NE(left, Const(0, dtype)), NE(right, Const(0, dtype)));
+  return MakeCompute(name, std::move(out), Sum(body, {ta, tb}, taps), tag);
 }
 
 absl::Status Validate(const WinogradConv2dParams& p) {
@@ -109,22 +117,19 @@ absl::StatusOr<BuiltOp> WinogradConv2d(const WinogradConv2dParams& p, const OpIn
   if (!padded.ok()) return padded.status();
 
   const Transforms t = TransformsFor(m);
-  auto b = ConstantMatrix("winograd_B", Transposed(t.bt), p.dtype);
+  auto bt = ConstantMatrix("winograd_BT", t.bt, p.dtype);
   auto g = ConstantMatrix("winograd_G", t.g, p.dtype);
-  auto a = ConstantMatrix("winograd_A", Transposed(t.at), p.dtype);
-  if (!b.ok()) return b.status();
+  auto at = ConstantMatrix("winograd_AT", t.at, p.dtype);
+  if (!bt.ok()) return bt.status();
   if (!g.ok()) return g.status();
-  if (!a.ok()) return a.status();
+  if (!at.ok()) return at.status();
 
   // The kernel's transform depends on the constant weight alone: a schedule
   // precomputes it once (layout rewrite), not in every call.
-  std::vector<IterVar> kp_axes = Axes({{"eps", alpha}, {"nu", alpha}, {"c", p.C}, {"k", p.K}});
-  IterVar rh = Axis("r_kh", kTaps), rw = Axis("r_kw", kTaps);
-  Expr kp_body = Read(*kernel, {Expr(kp_axes[3].var), Expr(kp_axes[2].var), Expr(rh.var), Expr(rw.var)}) *
-                 Read(*g, {Expr(kp_axes[0].var), Expr(rh.var)}) * Read(*g, {Expr(kp_axes[1].var), Expr(rw.var)});
-  Expr kp_taps = NonZero(*g, Expr(kp_axes[0].var), Expr(rh.var), Expr(kp_axes[1].var), Expr(rw.var), p.dtype);
-  auto kernel_pack =
-      MakeCompute("kernel_pack", std::move(kp_axes), Sum(kp_body, {rh, rw}, kp_taps), "winograd_kernel");
+  auto kernel_pack = TwoSidedTransform(
+      "kernel_pack", "winograd_kernel", *g, {{"eps", alpha}, {"nu", alpha}, {"c", p.C}, {"k", p.K}}, "r_kh", "r_kw",
+      [&](const Expr& a, const Expr& b, const Expr& c, const Expr& k) { return Read(*kernel, {k, c, a, b}); },
+      p.dtype);
   if (!kernel_pack.ok()) return kernel_pack.status();
 
   // Tile p of image n covers output rows th*m.. and columns tw*m..
@@ -138,12 +143,10 @@ absl::StatusOr<BuiltOp> WinogradConv2d(const WinogradConv2dParams& p, const OpIn
   auto input_tile = MakeCompute("input_tile", std::move(it_axes), it_body, "winograd_tile");
   if (!input_tile.ok()) return input_tile.status();
 
-  std::vector<IterVar> dp_axes = Axes({{"eps", alpha}, {"nu", alpha}, {"p", tiles}, {"c", p.C}});
-  IterVar ra = Axis("r_a", alpha), rb = Axis("r_b", alpha);
-  Expr dp_body = Read(*input_tile, {Expr(ra.var), Expr(rb.var), Expr(dp_axes[2].var), Expr(dp_axes[3].var)}) *
-                 Read(*b, {Expr(ra.var), Expr(dp_axes[0].var)}) * Read(*b, {Expr(rb.var), Expr(dp_axes[1].var)});
-  Expr dp_taps = NonZero(*b, Expr(ra.var), Expr(dp_axes[0].var), Expr(rb.var), Expr(dp_axes[1].var), p.dtype);
-  auto data_pack = MakeCompute("data_pack", std::move(dp_axes), Sum(dp_body, {ra, rb}, dp_taps), "winograd_data");
+  auto data_pack = TwoSidedTransform(
+      "data_pack", "winograd_data", *bt, {{"eps", alpha}, {"nu", alpha}, {"p", tiles}, {"c", p.C}}, "r_a", "r_b",
+      [&](const Expr& a, const Expr& b, const Expr& q, const Expr& c) { return Read(*input_tile, {a, b, q, c}); },
+      p.dtype);
   if (!data_pack.ok()) return data_pack.status();
 
   std::vector<IterVar> bg_axes = Axes({{"eps", alpha}, {"nu", alpha}, {"p", tiles}, {"k", p.K}});
@@ -154,12 +157,10 @@ absl::StatusOr<BuiltOp> WinogradConv2d(const WinogradConv2dParams& p, const OpIn
   auto bgemm = MakeCompute("bgemm", std::move(bg_axes), Sum(bg_body, {rc}), "winograd_bgemm");
   if (!bgemm.ok()) return bgemm.status();
 
-  std::vector<IterVar> inv_axes = Axes({{"vh", m}, {"vw", m}, {"p", tiles}, {"k", p.K}});
-  IterVar ia = Axis("r_a", alpha), ib = Axis("r_b", alpha);
-  Expr inv_body = Read(*bgemm, {Expr(ia.var), Expr(ib.var), Expr(inv_axes[2].var), Expr(inv_axes[3].var)}) *
-                  Read(*a, {Expr(ia.var), Expr(inv_axes[0].var)}) * Read(*a, {Expr(ib.var), Expr(inv_axes[1].var)});
-  Expr inv_taps = NonZero(*a, Expr(ia.var), Expr(inv_axes[0].var), Expr(ib.var), Expr(inv_axes[1].var), p.dtype);
-  auto inverse = MakeCompute("inverse", std::move(inv_axes), Sum(inv_body, {ia, ib}, inv_taps), "winograd_inverse");
+  auto inverse = TwoSidedTransform(
+      "inverse", "winograd_inverse", *at, {{"vh", m}, {"vw", m}, {"p", tiles}, {"k", p.K}}, "r_a", "r_b",
+      [&](const Expr& a, const Expr& b, const Expr& q, const Expr& k) { return Read(*bgemm, {a, b, q, k}); },
+      p.dtype);
   if (!inverse.ok()) return inverse.status();
 
   std::vector<IterVar> out_axes = Axes({{"n", p.N}, {"k", p.K}, {"oh", oh}, {"ow", ow}});

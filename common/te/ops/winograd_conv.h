@@ -1,12 +1,12 @@
 // conv2d with a 3x3 kernel and stride 1 by Winograd's minimal filtering
 // F(m x m, 3 x 3) (Lavin and Gray, 2016): each m x m output tile costs
 // (m+2)^2 multiplies per channel pair instead of 9 m^2, through transforms
-// by constant matrices (B, G, A):
+// by constant matrices (B^T, G, A^T):
 //
 //   kernel_pack[e][u][c][k] = sum G[e][a] kernel[k][c][a][b] G[u][b]     (constant: precomputed)
-//   data_pack[e][u][p][c]   = sum B[a][e] tile_p[c][a][b] B[b][u]        (tile p of the padded input)
+//   data_pack[e][u][p][c]   = sum BT[e][a] tile_p[c][a][b] BT[u][b]      (tile p of the padded input)
 //   bgemm[e][u][p][k]       = sum_c data_pack[e][u][p][c] kernel_pack[e][u][c][k]
-//   inverse[h][w][p][k]     = sum A[a][h] bgemm[a][b][p][k] A[b][w]
+//   inverse[h][w][p][k]     = sum AT[h][a] bgemm[a][b][p][k] AT[w][b]
 //   output[n][k][y][x]      = inverse[y % m][x % m][tile of (n, y, x)][k]
 //
 // The same numbers as `conv2d` with R=S=3, stride 1, dilation 1, groups 1

@@ -179,7 +179,7 @@ TEST(SketchRulesTest, WinogradTransformsUnrollTheirMatrixAxesAndGatherTheTileIns
   const std::string described = Describe(s);
   for (const char* d : {"data_pack: simplify_const_tensor", "inverse: simplify_const_tensor",
                         "kernel_pack: simplify_const_tensor", "input_tile: special_compute_location",
-                        "bgemm: multi_level_tiling", "winograd_B: always_inline"})
+                        "bgemm: multi_level_tiling", "winograd_BT: always_inline"})
     EXPECT_THAT(described, HasSubstr(d));
   const te::Workload w = MustParse(spec);
   Rng rng(3);
