@@ -5,7 +5,6 @@
 # them; the tests run that bundle under qemu-aarch64. Where either is
 # missing the rest builds and this says why.
 option(TUNEFORGE_CROSS_AARCH64 "Cross-build the aarch64 bundle's worker and runner into build/aarch64" ON)
-set(TF_AARCH64_BUNDLE_BUILT OFF)
 if(NOT TUNEFORGE_CROSS_AARCH64 OR NOT CMAKE_SYSTEM_PROCESSOR STREQUAL "x86_64")
   return()
 endif()
@@ -16,7 +15,6 @@ if(NOT TF_AARCH64_CXX OR NOT EXISTS /usr/lib/aarch64-linux-gnu/libgrpc++.so)
   return()
 endif()
 message(STATUS "aarch64 bundle: cross-built into ${CMAKE_BINARY_DIR}/aarch64")
-set(TF_AARCH64_BUNDLE_BUILT ON)
 
 include(ExternalProject)
 ExternalProject_Add(tuneforge-aarch64

@@ -6,18 +6,14 @@
 // registers with the aarch64 key it probes; its jobs complete with checked
 // outputs beside an x86 worker's; a kernel that crashes on it costs one
 // candidate.
-#include <signal.h>
-#include <sys/utsname.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/client/bundle_script.h"
 #include "tests/service/harness.h"
 #include "tests/service/runner_processes.h"
 
@@ -33,11 +29,6 @@ using service_test::kTestDeviceKey;
 
 constexpr char kEmulator[] = "/usr/bin/qemu-aarch64";
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // The ELF machine of a binary (183: AArch64), or -1.
 int ElfMachine(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -49,9 +40,7 @@ int ElfMachine(const std::string& path) {
 class Aarch64BundleTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    utsname u{};
-    uname(&u);
-    if (std::string(u.machine) != "x86_64") GTEST_SKIP() << "the aarch64 bundle is cross-built on x86_64";
+    if (HostArch() != "x86_64") GTEST_SKIP() << "the aarch64 bundle is cross-built on x86_64";
 #ifndef TF_AARCH64_BUNDLE_BUILT
     GTEST_SKIP() << "the aarch64 bundle was not cross-built here (deploy/setup.sh installs what it needs)";
 #endif
@@ -60,11 +49,8 @@ class Aarch64BundleTest : public ::testing::Test {
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = *std::move(cluster);
     bundle_ = cluster_->dir() + "/bundle-aarch64";
-    const std::string bin = std::getenv("TF_BIN_DIR") ? std::getenv("TF_BIN_DIR") : "build/bin";
     const std::string log = cluster_->dir() + "/bundle.log";
-    const std::string cmd = absl::StrCat(TF_TEST_DATA_DIR, "/../../deploy/bundle.sh --arch aarch64 --out ", bundle_,
-                                         " --build-dir ", bin, "/.. > ", log, " 2>&1");
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << ReadAll(log);
+    ASSERT_EQ(Bundle("aarch64", bundle_, log), 0) << ReadAll(log);
   }
 
   // Starts the bundle's worker under qemu-aarch64 with the key it probes;
@@ -152,18 +138,8 @@ TEST_F(Aarch64BundleTest, AKernelThatCrashesOnTheBoardCostsOneCandidate) {
   absl::StatusOr<v1::Job> job = c().Submit(spec);
   ASSERT_TRUE(job.ok()) << job.status();
 
-  bool crashed = false;
-  const pid_t worker_pid = c().worker(arm_worker_).process->pid();
-  for (absl::Time deadline = absl::Now() + absl::Seconds(120); !crashed && absl::Now() < deadline;) {
-    for (pid_t runner : service_test::RunnerChildren(worker_pid)) {
-      std::optional<long> before = service_test::CpuTicks(runner);
-      absl::SleepFor(absl::Milliseconds(300));
-      std::optional<long> after = service_test::CpuTicks(runner);
-      if (before && after && *after - *before >= 10 && kill(runner, SIGSEGV) == 0) crashed = true;
-    }
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  ASSERT_TRUE(crashed) << "no busy runner was found under the ARM worker";
+  ASSERT_TRUE(service_test::SegfaultABusyRunner(c().worker(arm_worker_).process->pid(), absl::Seconds(120)))
+      << "no busy runner was found under the ARM worker";
 
   absl::StatusOr<v1::Job> done = c().WaitForJobEnd(job->id(), absl::Seconds(240));
   ASSERT_TRUE(done.ok()) << done.status();

@@ -4,16 +4,12 @@
 // here under qemu-user's emulation of this machine (what a board's bundle
 // gets in the tests): it registers as emulated, a job for its key runs to
 // completion with checked outputs, and the job says its timings mean nothing.
-#include <sys/utsname.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
-#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/client/bundle_script.h"
 #include "tests/service/harness.h"
 
 namespace tuneforge::client_test {
@@ -23,33 +19,6 @@ using ::testing::HasSubstr;
 using service_test::CliResult;
 using service_test::Cluster;
 using service_test::kTestDeviceKey;
-
-std::string HostArch() {
-  utsname u{};
-  uname(&u);
-  return u.machine;
-}
-
-// deploy/bundle.sh of this checkout (the binaries' build folder is the
-// parent of TF_BIN_DIR); its exit code, and its output in `log`.
-std::string BuildDir() {
-  const std::string bin = std::getenv("TF_BIN_DIR") ? std::getenv("TF_BIN_DIR") : "build/bin";
-  return bin + "/..";
-}
-
-int Bundle(const std::string& arch, const std::string& out, const std::string& log,
-           const std::string& build_dir = BuildDir()) {
-  const std::string script = std::string(TF_TEST_DATA_DIR) + "/../../deploy/bundle.sh";
-  const std::string cmd = absl::StrCat(script, " --arch ", arch, " --out ", out, " --build-dir ", build_dir, " > ",
-                                       log, " 2>&1");
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 // A real server and this checkout's bundle in its folder; skipped where
 // Debian's qemu-user is missing.

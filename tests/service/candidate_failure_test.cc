@@ -1,10 +1,8 @@
 // A candidate that crashes, hangs or runs out of memory costs one record with its
 // error kind, never the worker: the same worker then measures a normal job.
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <optional>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -99,17 +97,8 @@ TEST(CandidateFailureTest, CrashingCandidateCostsOneRuntimeCrashRecord) {
   ASSERT_TRUE(job.ok()) << job.status();
 
   // Wait for a runner that is busy (its CPU time grows), then crash it.
-  bool crashed = false;
-  for (absl::Time deadline = absl::Now() + absl::Seconds(60); !crashed && absl::Now() < deadline;) {
-    for (pid_t runner : RunnerChildren(c.worker(*w).process->pid())) {
-      std::optional<long> before = CpuTicks(runner);
-      absl::SleepFor(absl::Milliseconds(300));
-      std::optional<long> after = CpuTicks(runner);
-      if (before && after && *after - *before >= 10 && kill(runner, SIGSEGV) == 0) crashed = true;
-    }
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  ASSERT_TRUE(crashed) << "no busy runner was found under the worker";
+  ASSERT_TRUE(SegfaultABusyRunner(c.worker(*w).process->pid(), absl::Seconds(60)))
+      << "no busy runner was found under the worker";
 
   absl::StatusOr<v1::Job> done = c.WaitForJobEnd(job->id(), absl::Seconds(90));
   ASSERT_TRUE(done.ok()) << done.status();

@@ -1,14 +1,20 @@
 #include "tests/service/runner_processes.h"
 
 #include <dirent.h>
+#include <signal.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
 
 namespace tuneforge::service_test {
+namespace {
 
 std::vector<pid_t> RunnerChildren(pid_t parent) {
   std::vector<pid_t> out;
@@ -49,6 +55,21 @@ std::optional<long> CpuTicks(pid_t pid) {
     if (i == 15) stime = std::atol(field.c_str());
   }
   return utime + stime;
+}
+
+}  // namespace
+
+bool SegfaultABusyRunner(pid_t worker, absl::Duration within) {
+  for (absl::Time deadline = absl::Now() + within; absl::Now() < deadline;) {
+    for (pid_t runner : RunnerChildren(worker)) {
+      std::optional<long> before = CpuTicks(runner);
+      absl::SleepFor(absl::Milliseconds(300));
+      std::optional<long> after = CpuTicks(runner);
+      if (before && after && *after - *before >= 10 && kill(runner, SIGSEGV) == 0) return true;
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return false;
 }
 
 }  // namespace tuneforge::service_test

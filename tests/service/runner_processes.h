@@ -4,18 +4,14 @@
 
 #include <sys/types.h>
 
-#include <optional>
-#include <vector>
+#include "absl/time/time.h"
 
 namespace tuneforge::service_test {
 
-// The kernel runners among the children of `parent` (the worker's
-// sandbox): processes whose command line runs tuneforge-runner with
-// --role=runner (also under an emulator), not the builder processes
-// (--role=builder) that compile in the same binary.
-std::vector<pid_t> RunnerChildren(pid_t parent);
-
-// CPU ticks (user + system) the process has used; nullopt once it is gone.
-std::optional<long> CpuTicks(pid_t pid);
+// Waits, up to `within`, for a kernel runner under `worker` (a
+// tuneforge-runner child started with --role=runner, also under an
+// emulator; not a builder) whose CPU time grows, and sends it SIGSEGV, as a
+// faulting kernel would end it. False when none was found busy.
+bool SegfaultABusyRunner(pid_t worker, absl::Duration within);
 
 }  // namespace tuneforge::service_test
