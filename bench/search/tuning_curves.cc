@@ -39,6 +39,16 @@ const std::vector<TuningWorkload>& All() {
        {{"onednn_conv2d", {"1", "256", "14", "14", "256", "3", "3", "1", "1"}}}},
       {"depthwise_3x3_256_14", "depthwise_conv2d:N=1,C=256,H=14,W=14,R=3,S=3,pad=1",
        {{"onednn_depthwise", {"1", "256", "14", "14", "256", "3", "3", "1", "1"}}}},
+      // MobileNetV2's second stride-2 depthwise conv.
+      {"depthwise_3x3_s2", "depthwise_conv2d:N=1,C=144,H=56,W=56,R=3,S=3,stride=2,pad=1",
+       {{"onednn_depthwise", {"1", "144", "56", "56", "144", "3", "3", "2", "1"}}}},
+      // ResNet's stem.
+      {"conv2d_7x7_s2", "conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3",
+       {{"onednn_conv2d", {"1", "3", "224", "224", "64", "7", "7", "2", "3"}}}},
+      // BERT-base's attention scores (12 heads, sequence 128) and layer norm:
+      // no library peer here (the model benchmarks compare them with PyTorch).
+      {"batch_matmul_12x128x128x64", "batch_matmul:B=12,M=128,N=128,K=64", {}},
+      {"layer_norm_128x768", "layer_norm:M=128,N=768", {}},
   };
   return kAll;
 }

@@ -47,6 +47,27 @@ TEST(MemoryTest, StridedGatherAndScatterTranspose) {
   }
 }
 
+// Stride 2 (a strided conv's input row): one contiguous load of the span
+// and a shuffle, no gather.
+TEST(MemoryTest, StrideTwoLoadIsASpanLoadAndAShuffle) {
+  constexpr int kLanes = 16, kRows = 4;
+  te::Buffer A = Buf("A", {kRows * 2 * kLanes}), B = Buf("B", {kRows * kLanes});
+  auto f = Func("every_other", {A, B}, Loop("r", kRows, [&](Expr r) {
+                  return St(B, Vec(r * kLanes, kLanes), Ld(A, Vec(r * (2 * kLanes) + 1, kLanes, 2)));
+                }));
+  std::vector<float> a(kRows * 2 * kLanes), b(kRows * kLanes);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 0.25f * static_cast<float>(i);
+  // The last row's span ends at its last lane: the element after it is past A.
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data()});
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  for (int r = 0; r < kRows; ++r)
+    for (int l = 0; l < kLanes; ++l) EXPECT_EQ(b[r * kLanes + l], a[r * 2 * kLanes + 1 + 2 * l]);
+  absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host());
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_EQ(ir->find("llvm.masked.gather"), std::string::npos) << *ir;
+  EXPECT_NE(ir->find("shufflevector"), std::string::npos) << *ir;
+}
+
 TEST(MemoryTest, IndirectGatherWithLoadedIndices) {
   constexpr int kLanes = 8;
   te::Buffer A = Buf("A", {16}), Idx = Buf("Idx", {kLanes}, DType::Int32()), B = Buf("B", {kLanes});

@@ -101,6 +101,56 @@ TEST_P(SelectTest, VectorGatherIsMaskedPerLane) {
   for (int i = 0; i < kN; ++i) EXPECT_EQ(b[i], 2 * i < kN ? a.as<float>()[2 * i] : -5.0f) << i;
 }
 
+// A small stride is one masked load of the span and a shuffle: the lanes
+// past the buffer (guarded) and the elements between lanes are not read.
+TEST_P(SelectTest, StrideThreeLoadIsOneMaskedSpanLoad) {
+  GuardedBuffer a(kN * sizeof(float), Guard::kAfter);
+  Fill(a.as<float>(), kN);
+  te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN}), Lim = Limits();
+  auto f = Func("vstride3", {A, B, Lim}, Loop("v", kN / kLanes, [&](Expr v) {
+                  Expr strided = Vec(v * 2, kLanes, 3);
+                  return St(B, Vec(v * kLanes, kLanes),
+                            te::MakeSelect(strided < Splat(Ld(Lim, 1), kLanes), Ld(A, strided),
+                                           Splat(Expr(-5.0f), kLanes)));
+                }));
+  std::vector<float> b(kN, -1);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = GetParam()});
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  for (int v = 0; v < kN / kLanes; ++v) {
+    for (int l = 0; l < kLanes; ++l) {
+      int i = v * 2 + 3 * l;
+      EXPECT_EQ(b[v * kLanes + l], i < kN ? a.as<float>()[i] : -5.0f) << v << " " << l;
+    }
+  }
+  absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host(), {.opt_level = GetParam()});
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_EQ(ir->find("llvm.masked.gather"), std::string::npos) << *ir;
+  EXPECT_NE(ir->find("llvm.masked.load.v22f32"), std::string::npos) << *ir;  // (8 - 1) * 3 + 1 elements
+}
+
+// A wide stride stays a gather; under a mask its unselected lanes read
+// element 0, never the guarded page past the buffer.
+TEST_P(SelectTest, WideStrideGatherUnderAMaskReadsOnlyInsideTheBuffer) {
+  GuardedBuffer a(kN * sizeof(float), Guard::kAfter);
+  Fill(a.as<float>(), kN);
+  te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN}), Lim = Limits();
+  auto f = Func("vstride7", {A, B, Lim}, Loop("v", kN / kLanes, [&](Expr v) {
+                  Expr strided = Vec(v, kLanes, 7);
+                  return St(B, Vec(v * kLanes, kLanes),
+                            te::MakeSelect(strided < Splat(Ld(Lim, 1), kLanes), Ld(A, strided),
+                                           Splat(Expr(-5.0f), kLanes)));
+                }));
+  std::vector<float> b(kN, -1);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = GetParam()});
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  for (int v = 0; v < kN / kLanes; ++v) {
+    for (int l = 0; l < kLanes; ++l) {
+      int i = v + 7 * l;
+      EXPECT_EQ(b[v * kLanes + l], i < kN ? a.as<float>()[i] : -5.0f) << v << " " << l;
+    }
+  }
+}
+
 TEST_P(SelectTest, NestedVectorSelectsCombineMasks) {
   GuardedBuffer a(kN * sizeof(float), Guard::kBefore);
   Fill(a.as<float>(), kN);

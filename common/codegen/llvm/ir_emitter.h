@@ -104,6 +104,10 @@ class IrEmitter {
   llvm::Value* ElementPointer(const te::Buffer& buffer, llvm::Value* index);
   llvm::Value* EmitScalarLoad(const te::Buffer& buffer, const te::Expr& index);
   llvm::Value* EmitVectorLoad(const te::Buffer& buffer, const te::Expr& index, te::DType t);
+  // Ramp(base, stride, lanes) with a small stride: the span's contiguous
+  // (masked) load and a shuffle; in storage form.
+  llvm::Value* EmitStridedLoad(const te::Buffer& buffer, const te::Expr& base, int64_t stride, te::DType t,
+                               llvm::Value* mask);
   void EmitStore(const lower::Store& n);
   // Memory value (i8 for bools) <-> register value (i1 for bools).
   llvm::Value* FromStorage(llvm::Value* v, te::DType t);

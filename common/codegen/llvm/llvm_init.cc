@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "llvm/Support/CommandLine.h"
+
 // Exported by libLLVM; declared here rather than through
 // llvm/Support/TargetSelect.h, which would register every built target.
 extern "C" {
@@ -28,6 +30,14 @@ void InitializeLlvmTargets() {
     LLVMInitializeAArch64Target();
     LLVMInitializeAArch64TargetMC();
     LLVMInitializeAArch64AsmPrinter();
+    // The machine scheduler's dependence graph is quadratic in the memory
+    // operations of a block: a fully unrolled 512-step tile spent 70% of a
+    // 1.8-s compile building it. Past 200 of them LLVM chains them instead
+    // (its default is 1,000); compiles of such candidates take a third of
+    // the time, and tuned matmul, conv and depthwise kernels run as fast
+    // (docs/architecture.md, Decisions).
+    const char* argv[] = {"tuneforge", "-dag-maps-huge-region=200"};
+    llvm::cl::ParseCommandLineOptions(2, argv);
   });
 }
 

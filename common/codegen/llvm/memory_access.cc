@@ -1,8 +1,10 @@
 // IrEmitter: loads and stores. A scalar index is a scalar access; a
-// stride-1 Ramp is a contiguous vector access; any other vector index is a
-// gather / scatter. Inside a vector select's arm (mask_ set) loads touch
-// only the selected lanes.
+// stride-1 Ramp is a contiguous vector access; a load with a small constant
+// stride is one contiguous load of the span and a shuffle; any other vector
+// index is a gather / scatter. Inside a vector select's arm (mask_ set)
+// loads touch only the selected lanes.
 #include <optional>
+#include <vector>
 
 #include "common/codegen/llvm/ir_emitter.h"
 #include "common/te/buffer.h"
@@ -25,6 +27,37 @@ std::optional<te::Expr> ContiguousBase(const te::Expr& index) {
     const auto* splat = offset.as<te::Broadcast>();
     if (ramp && splat && ramp->stride == 1 && ramp->base.dtype() == splat->value.dtype()) {
       return ramp->base + splat->value;
+    }
+  }
+  return std::nullopt;
+}
+
+// Ramp(b, s, n) with 2 <= s <= kMaxShuffledStride, or such a Ramp plus a
+// Broadcast offset: its scalar start and stride. Loaded as the span's
+// contiguous vector and a shuffle: a strided conv's input rows. As a
+// gather under a mask (a padded border's select) LLVM scalarizes it into a
+// branch per lane, thousands of blocks per kernel and seconds of register
+// allocation; the span load is one instruction or a few.
+constexpr int64_t kMaxShuffledStride = 4;
+
+struct StridedStart {
+  te::Expr base;
+  int64_t stride = 0;
+};
+
+std::optional<StridedStart> SmallStrideBase(const te::Expr& index) {
+  auto small = [](const te::Ramp* r) { return r && r->stride >= 2 && r->stride <= kMaxShuffledStride; };
+  if (const auto* ramp = index.as<te::Ramp>()) {
+    if (small(ramp)) return StridedStart{ramp->base, ramp->stride};
+    return std::nullopt;
+  }
+  const auto* add = index.as<te::Binary>();
+  if (!add || add->op != te::BinOp::kAdd) return std::nullopt;
+  for (const auto& [vec, offset] : {std::pair(add->a, add->b), std::pair(add->b, add->a)}) {
+    const auto* ramp = vec.as<te::Ramp>();
+    const auto* splat = offset.as<te::Broadcast>();
+    if (small(ramp) && splat && ramp->base.dtype() == splat->value.dtype()) {
+      return StridedStart{ramp->base + splat->value, ramp->stride};
     }
   }
   return std::nullopt;
@@ -118,10 +151,48 @@ llvm::Value* IrEmitter::EmitVectorLoad(const te::Buffer& buffer, const te::Expr&
   if (std::optional<te::Expr> uniform = UniformIndex(index)) {
     return b_.CreateVectorSplat(t.lanes, EmitScalarLoad(buffer, *uniform));
   }
-  llvm::Value* ptrs = ElementPointer(buffer, Emit(index));
-  llvm::Value* v = b_.CreateMaskedGather(type, ptrs, align, mask ? mask : AllLanes(t.lanes), passthru);
+  if (std::optional<StridedStart> strided = SmallStrideBase(index)) {
+    return FromStorage(EmitStridedLoad(buffer, strided->base, strided->stride, t, mask), t);
+  }
+  llvm::Value* offsets = Emit(index);
+  if (!mask) {
+    llvm::Value* v = b_.CreateMaskedGather(type, ElementPointer(buffer, offsets), align, AllLanes(t.lanes), passthru);
+    AnnotateAccess(v, buffer);
+    return FromStorage(v, t);
+  }
+  // Under a mask, the unselected lanes read element 0 (always inside the
+  // buffer) and are zeroed after: a gather of all lanes is straight-line
+  // code where LLVM scalarizes gathers, a masked one a branch per lane.
+  offsets = b_.CreateSelect(mask, offsets, llvm::Constant::getNullValue(offsets->getType()));
+  llvm::Value* v = b_.CreateMaskedGather(type, ElementPointer(buffer, offsets), align, AllLanes(t.lanes), passthru);
   AnnotateAccess(v, buffer);
-  return FromStorage(v, t);
+  return FromStorage(b_.CreateSelect(mask, v, passthru), t);
+}
+
+llvm::Value* IrEmitter::EmitStridedLoad(const te::Buffer& buffer, const te::Expr& base, int64_t stride,
+                                        te::DType t, llvm::Value* mask) {
+  const int lanes = t.lanes;
+  const int span = static_cast<int>((lanes - 1) * stride + 1);
+  llvm::Type* span_type = llvm::FixedVectorType::get(StorageType(t.element()), span);
+  llvm::Align align(t.bytes());
+  llvm::Value* ptr = ElementPointer(buffer, Emit(base));
+  llvm::Value* loaded = nullptr;
+  if (mask) {
+    // Lane i's mask at span position i * stride; the positions between are
+    // not needed and stay off, so nothing outside the selected lanes is read.
+    std::vector<int> spread(static_cast<size_t>(span), lanes);  // lane `lanes` of the shuffle: false
+    for (int i = 0; i < lanes; ++i) spread[static_cast<size_t>(i * stride)] = i;
+    llvm::Value* span_mask = b_.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()), spread);
+    loaded = b_.CreateMaskedLoad(span_type, ptr, align, span_mask, llvm::Constant::getNullValue(span_type));
+  } else {
+    // Every lane is read, so every element between the first and the last is
+    // inside the buffer too.
+    loaded = b_.CreateAlignedLoad(span_type, ptr, align);
+  }
+  AnnotateAccess(loaded, buffer);
+  std::vector<int> every(static_cast<size_t>(lanes));
+  for (int i = 0; i < lanes; ++i) every[static_cast<size_t>(i)] = static_cast<int>(i * stride);
+  return b_.CreateShuffleVector(loaded, every);
 }
 
 void IrEmitter::EmitStore(const lower::Store& n) {
