@@ -8,6 +8,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/codegen/compiler.h"
@@ -174,7 +175,13 @@ class RunnerService {
     MeasureResult reply = CompareOutputs(w);
     if (reply.error_kind != MeasureErrorKind::kNone) return reply;
     const int repeat = RepeatsWithinBudget(spec, *check_s);
-    if (CheckRunIsTheMeasurement(spec, *check_s, repeat, reply)) return reply;
+    const double verdict_s =
+        repeat > 0 ? SlowVerdictSeconds(*check_s, spec.slow_above_s, [&](const TimingOptions& warm) {
+          absl::StatusOr<TimingResult> t = (*gpu)->Time(**program, warm);
+          return t.ok() ? std::optional<TimingResult>(*std::move(t)) : std::nullopt;
+        })
+                   : *check_s;
+    if (CheckRunIsTheMeasurement(spec, verdict_s, repeat, reply)) return reply;
     TimingOptions timing = spec.options;
     timing.repeat = repeat;
     absl::StatusOr<TimingResult> t = (*gpu)->Time(**program, timing);
@@ -275,14 +282,15 @@ class RunnerService {
   }
 
   // A candidate too slow to time within the deadline, or far slower than
-  // the job's best: its one (checked) run is the measurement, enough to rank
-  // it far behind the fast ones. Sets the reply and says so.
-  static bool CheckRunIsTheMeasurement(const RunSpec& spec, double check_s, int repeat, MeasureResult& reply) {
-    if (repeat > 0 && (spec.slow_above_s <= 0 || check_s <= spec.slow_above_s)) return false;
+  // the job's best (by `verdict_s`, SlowVerdictSeconds): that one time is the
+  // measurement, enough to rank it far behind the fast ones. Sets the reply
+  // and says so.
+  static bool CheckRunIsTheMeasurement(const RunSpec& spec, double verdict_s, int repeat, MeasureResult& reply) {
+    if (repeat > 0 && (spec.slow_above_s <= 0 || verdict_s <= spec.slow_above_s)) return false;
     reply.number = 1;
-    reply.repeat_seconds = {check_s};
-    reply.median_seconds = check_s;
-    reply.timed_ms = check_s * 1e3;
+    reply.repeat_seconds = {verdict_s};
+    reply.median_seconds = verdict_s;
+    reply.timed_ms = verdict_s * 1e3;
     return true;
   }
 
@@ -307,11 +315,10 @@ class RunnerService {
   void Time(const codegen::LoadedKernel& kernel, WorkloadBuffers& w, codegen::PackedConstants& packed,
             const RunSpec& spec, double check_s, MeasureResult& reply) {
     const int repeat = RepeatsWithinBudget(spec, check_s);
-    if (CheckRunIsTheMeasurement(spec, check_s, repeat, reply)) return;
     CacheFlusher* flusher = nullptr;
     TimingOptions timing = spec.options;
     timing.repeat = repeat;
-    if (timing.flush_cache) {
+    if (timing.flush_cache && repeat > 0) {
       if (!flusher_) flusher_ = std::make_unique<CacheFlusher>();
       if (!flusher_->Flush()) {
         reply.error_kind = MeasureErrorKind::kOutOfMemory;
@@ -322,7 +329,14 @@ class RunnerService {
       flusher = flusher_.get();
     }
     std::vector<void*> args = packed.Append(w.CandidateArgs());
-    TimingResult t = TimeKernel([&] { return kernel(args.data()); }, timing, flusher);
+    auto run = [&] { return kernel(args.data()); };
+    const double verdict_s =
+        repeat > 0 ? SlowVerdictSeconds(check_s, spec.slow_above_s, [&](const TimingOptions& warm) {
+          return std::optional<TimingResult>(TimeKernel(run, warm, flusher));
+        })
+                   : check_s;
+    if (CheckRunIsTheMeasurement(spec, verdict_s, repeat, reply)) return;
+    TimingResult t = TimeKernel(run, timing, flusher);
     const int32_t failed_code = t.failed_code;
     CopyTiming(std::move(t), reply);
     if (failed_code != 0) {

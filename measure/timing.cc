@@ -130,4 +130,15 @@ TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions
   return result;
 }
 
+double SlowVerdictSeconds(double check_s, double slow_above_s,
+                          const std::function<std::optional<TimingResult>(const TimingOptions&)>& time_warm) {
+  if (slow_above_s <= 0 || check_s <= slow_above_s || check_s >= kWarmVerdictBelowS) return check_s;
+  TimingOptions warm;
+  warm.number = 1;
+  warm.repeat = 1;
+  warm.min_repeat_ms = kWarmVerdictMs;
+  std::optional<TimingResult> t = time_warm(warm);
+  return t && t->failed_code == 0 && t->median_seconds > 0 ? t->median_seconds : check_s;
+}
+
 }  // namespace tuneforge::measure

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "measure/measure_types.h"
@@ -45,5 +46,20 @@ TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions
                         CacheFlusher* flusher);
 
 double Median(std::vector<double> values);
+
+// A candidate slower than `slow_above_s` (> 0; the job's best times a
+// factor) is ranked by one time instead of full repeats. The check run is
+// the kernel's first: its code pages, caches and sleeping pool threads make
+// a short kernel take several times its warm time, so judged by it every
+// 50-us candidate looked slow and none after the first few was timed in
+// full (a search that stalled at its first best). Returns the time to judge
+// by: check_s, or, for a kernel under kWarmVerdictBelowS that looks slow by
+// it, its warm per-run time over kWarmVerdictMs (time_warm runs it; check_s
+// when that fails). A longer kernel's check run is close to its warm time,
+// and another run would cost what the verdict saves.
+inline constexpr double kWarmVerdictBelowS = 0.02;
+inline constexpr int kWarmVerdictMs = 2;
+double SlowVerdictSeconds(double check_s, double slow_above_s,
+                          const std::function<std::optional<TimingResult>(const TimingOptions&)>& time_warm);
 
 }  // namespace tuneforge::measure

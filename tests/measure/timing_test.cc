@@ -1,6 +1,8 @@
 #include "measure/timing.h"
 
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <thread>
 
 #include "gmock/gmock.h"
@@ -136,6 +138,43 @@ TEST(MeasurerTimingTest, RunnerRespectsTimingOptions) {
   EXPECT_GT(r.run_wall_ms - r.timed_ms, 0);
 }
 
+// The slow-candidate verdict of a short kernel whose first (check) run was
+// slow: judged by its warm time, it is not slow; a kernel slow when warm
+// stays slow; a long check run or one under the cut-off is the verdict
+// with no more runs.
+TEST(SlowVerdictTest, AShortKernelSlowOnlyWhenColdIsJudgedByItsWarmTime) {
+  FakeKernel k{.micros = 20};
+  auto time_warm = [&](const TimingOptions& o) {
+    return std::optional<TimingResult>(TimeKernel(std::ref(k), o, nullptr));
+  };
+  const double verdict = SlowVerdictSeconds(/*check_s=*/0.005, /*slow_above_s=*/60e-6, time_warm);
+  EXPECT_LT(verdict, 60e-6);
+  EXPECT_GE(verdict, 20e-6);
+  EXPECT_GE(k.calls * 20e-6, kWarmVerdictMs / 1e3);  // warm runs over the verdict's few milliseconds
+}
+
+TEST(SlowVerdictTest, AKernelSlowWhenWarmStaysSlow) {
+  FakeKernel k{.micros = 200};
+  auto time_warm = [&](const TimingOptions& o) {
+    return std::optional<TimingResult>(TimeKernel(std::ref(k), o, nullptr));
+  };
+  EXPECT_GT(SlowVerdictSeconds(0.005, 60e-6, time_warm), 60e-6);
+}
+
+TEST(SlowVerdictTest, ALongOrFastCheckRunIsTheVerdictWithoutMoreRuns) {
+  int calls = 0;
+  auto time_warm = [&](const TimingOptions&) {
+    ++calls;
+    return std::optional<TimingResult>();
+  };
+  EXPECT_EQ(SlowVerdictSeconds(0.05, 0.01, time_warm), 0.05);     // long: its check run is near its warm time
+  EXPECT_EQ(SlowVerdictSeconds(0.001, 0.002, time_warm), 0.001);  // under the cut-off
+  EXPECT_EQ(SlowVerdictSeconds(0.001, 0, time_warm), 0.001);      // no cut-off
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(SlowVerdictSeconds(0.001, 1e-4, time_warm), 0.001);  // the warm timing failed: the check run
+  EXPECT_EQ(calls, 1);
+}
+
 // A candidate slower than the job's cut-off is timed by its checked run
 // alone; below the cut-off (or without one) it is timed in full.
 TEST(MeasurerTimingTest, ACandidateFarBehindTheBestIsTimedByItsCheckedRunAlone) {
@@ -161,6 +200,14 @@ TEST(MeasurerTimingTest, ACandidateFarBehindTheBestIsTimedByItsCheckedRunAlone) 
   EXPECT_GT(fast.number, 1);
   MeasureResult plain = (*m)->MeasureBuilt(*w.dag(), k, {k})[0];
   EXPECT_EQ(plain.repeat_seconds.size(), 3u);
+
+  // As fast as the best (a cut-off of three times its own time, as jobs
+  // set it): timed in full, however slow its first run after loading.
+  for (int i = 0; i < 5; ++i) {
+    MeasureResult near = (*m)->MeasureBuilt(*w.dag(), k, {k}, /*slow_above_s=*/3 * plain.median_seconds)[0];
+    ASSERT_TRUE(near.ok()) << near.error;
+    EXPECT_EQ(near.repeat_seconds.size(), 3u) << "run " << i << ": judged slow at " << near.median_seconds;
+  }
 }
 
 }  // namespace
