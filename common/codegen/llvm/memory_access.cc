@@ -13,53 +13,44 @@
 namespace tuneforge::codegen {
 namespace {
 
-// The scalar start of a contiguous index: Ramp(b, 1, n), or such a Ramp
-// plus a Broadcast offset in either order.
-std::optional<te::Expr> ContiguousBase(const te::Expr& index) {
-  if (const auto* ramp = index.as<te::Ramp>()) {
-    if (ramp->stride == 1) return ramp->base;
-    return std::nullopt;
-  }
+// Ramp(b, s, n), or such a Ramp plus a Broadcast offset in either order:
+// its scalar start and stride.
+struct RampStart {
+  te::Expr base;
+  int64_t stride = 0;
+};
+
+std::optional<RampStart> RampStartOf(const te::Expr& index) {
+  if (const auto* ramp = index.as<te::Ramp>()) return RampStart{ramp->base, ramp->stride};
   const auto* add = index.as<te::Binary>();
   if (!add || add->op != te::BinOp::kAdd) return std::nullopt;
   for (const auto& [vec, offset] : {std::pair(add->a, add->b), std::pair(add->b, add->a)}) {
     const auto* ramp = vec.as<te::Ramp>();
     const auto* splat = offset.as<te::Broadcast>();
-    if (ramp && splat && ramp->stride == 1 && ramp->base.dtype() == splat->value.dtype()) {
-      return ramp->base + splat->value;
+    if (ramp && splat && ramp->base.dtype() == splat->value.dtype()) {
+      return RampStart{ramp->base + splat->value, ramp->stride};
     }
   }
   return std::nullopt;
 }
 
-// Ramp(b, s, n) with 2 <= s <= kMaxShuffledStride, or such a Ramp plus a
-// Broadcast offset: its scalar start and stride. Loaded as the span's
-// contiguous vector and a shuffle: a strided conv's input rows. As a
-// gather under a mask (a padded border's select) LLVM scalarizes it into a
-// branch per lane, thousands of blocks per kernel and seconds of register
-// allocation; the span load is one instruction or a few.
+// The scalar start of a contiguous index.
+std::optional<te::Expr> ContiguousBase(const te::Expr& index) {
+  std::optional<RampStart> r = RampStartOf(index);
+  if (r && r->stride == 1) return r->base;
+  return std::nullopt;
+}
+
+// An index with a constant stride of 2 to kMaxShuffledStride, loaded as
+// its span's contiguous vector and a shuffle (a strided conv's input rows).
+// As a gather under a mask (a padded border's select) LLVM scalarizes it
+// into a branch per lane: thousands of blocks per kernel and seconds of
+// register allocation, where the span load is one instruction or a few.
 constexpr int64_t kMaxShuffledStride = 4;
 
-struct StridedStart {
-  te::Expr base;
-  int64_t stride = 0;
-};
-
-std::optional<StridedStart> SmallStrideBase(const te::Expr& index) {
-  auto small = [](const te::Ramp* r) { return r && r->stride >= 2 && r->stride <= kMaxShuffledStride; };
-  if (const auto* ramp = index.as<te::Ramp>()) {
-    if (small(ramp)) return StridedStart{ramp->base, ramp->stride};
-    return std::nullopt;
-  }
-  const auto* add = index.as<te::Binary>();
-  if (!add || add->op != te::BinOp::kAdd) return std::nullopt;
-  for (const auto& [vec, offset] : {std::pair(add->a, add->b), std::pair(add->b, add->a)}) {
-    const auto* ramp = vec.as<te::Ramp>();
-    const auto* splat = offset.as<te::Broadcast>();
-    if (small(ramp) && splat && ramp->base.dtype() == splat->value.dtype()) {
-      return StridedStart{ramp->base + splat->value, ramp->stride};
-    }
-  }
+std::optional<RampStart> SmallStrideStart(const te::Expr& index) {
+  std::optional<RampStart> r = RampStartOf(index);
+  if (r && r->stride >= 2 && r->stride <= kMaxShuffledStride) return r;
   return std::nullopt;
 }
 
@@ -151,22 +142,18 @@ llvm::Value* IrEmitter::EmitVectorLoad(const te::Buffer& buffer, const te::Expr&
   if (std::optional<te::Expr> uniform = UniformIndex(index)) {
     return b_.CreateVectorSplat(t.lanes, EmitScalarLoad(buffer, *uniform));
   }
-  if (std::optional<StridedStart> strided = SmallStrideBase(index)) {
+  if (std::optional<RampStart> strided = SmallStrideStart(index)) {
     return FromStorage(EmitStridedLoad(buffer, strided->base, strided->stride, t, mask), t);
-  }
-  llvm::Value* offsets = Emit(index);
-  if (!mask) {
-    llvm::Value* v = b_.CreateMaskedGather(type, ElementPointer(buffer, offsets), align, AllLanes(t.lanes), passthru);
-    AnnotateAccess(v, buffer);
-    return FromStorage(v, t);
   }
   // Under a mask, the unselected lanes read element 0 (always inside the
   // buffer) and are zeroed after: a gather of all lanes is straight-line
   // code where LLVM scalarizes gathers, a masked one a branch per lane.
-  offsets = b_.CreateSelect(mask, offsets, llvm::Constant::getNullValue(offsets->getType()));
+  llvm::Value* offsets = Emit(index);
+  if (mask) offsets = b_.CreateSelect(mask, offsets, llvm::Constant::getNullValue(offsets->getType()));
   llvm::Value* v = b_.CreateMaskedGather(type, ElementPointer(buffer, offsets), align, AllLanes(t.lanes), passthru);
   AnnotateAccess(v, buffer);
-  return FromStorage(b_.CreateSelect(mask, v, passthru), t);
+  if (mask) v = b_.CreateSelect(mask, v, passthru);
+  return FromStorage(v, t);
 }
 
 llvm::Value* IrEmitter::EmitStridedLoad(const te::Buffer& buffer, const te::Expr& base, int64_t stride,
