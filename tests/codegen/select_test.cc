@@ -84,44 +84,39 @@ TEST_P(SelectTest, VectorContiguousLoadIsMaskedPerLane) {
   EXPECT_NE(ir->find("llvm.masked.load"), std::string::npos) << *ir;
 }
 
-TEST_P(SelectTest, VectorGatherIsMaskedPerLane) {
+// B[v * kLanes + l] = A[v * step + l * stride] where that is inside A (the
+// page after A is guarded), else -5; run at the test's level and checked.
+lower::LoweredFunc RunStridedReadUnderASelect(const char* name, int step, int stride, int opt_level) {
   GuardedBuffer a(kN * sizeof(float), Guard::kAfter);
   Fill(a.as<float>(), kN);
   te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN}), Lim = Limits();
-  // Lanes read A[2i]; the upper half of the lanes are past the buffer.
-  auto f = Func("vgather", {A, B, Lim}, Loop("v", kN / kLanes, [&](Expr v) {
-                  Expr strided = Vec(v * (2 * kLanes), kLanes, 2);
+  auto f = Func(name, {A, B, Lim}, Loop("v", kN / kLanes, [&](Expr v) {
+                  Expr strided = Vec(v * step, kLanes, stride);
                   return St(B, Vec(v * kLanes, kLanes),
                             te::MakeSelect(strided < Splat(Ld(Lim, 1), kLanes), Ld(A, strided),
                                            Splat(Expr(-5.0f), kLanes)));
                 }));
   std::vector<float> b(kN, -1);
-  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = GetParam()});
-  ASSERT_TRUE(rc.ok()) << rc.status();
-  for (int i = 0; i < kN; ++i) EXPECT_EQ(b[i], 2 * i < kN ? a.as<float>()[2 * i] : -5.0f) << i;
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = opt_level});
+  EXPECT_TRUE(rc.ok()) << rc.status();
+  for (int v = 0; v < kN / kLanes; ++v) {
+    for (int l = 0; l < kLanes; ++l) {
+      int i = v * step + stride * l;
+      EXPECT_EQ(b[v * kLanes + l], i < kN ? a.as<float>()[i] : -5.0f) << v << " " << l;
+    }
+  }
+  return f;
+}
+
+TEST_P(SelectTest, VectorGatherIsMaskedPerLane) {
+  // Lanes read A[2i]; the upper half of the lanes are past the buffer.
+  RunStridedReadUnderASelect("vgather", /*step=*/2 * kLanes, /*stride=*/2, GetParam());
 }
 
 // A small stride is one masked load of the span and a shuffle: the lanes
 // past the buffer (guarded) and the elements between lanes are not read.
 TEST_P(SelectTest, StrideThreeLoadIsOneMaskedSpanLoad) {
-  GuardedBuffer a(kN * sizeof(float), Guard::kAfter);
-  Fill(a.as<float>(), kN);
-  te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN}), Lim = Limits();
-  auto f = Func("vstride3", {A, B, Lim}, Loop("v", kN / kLanes, [&](Expr v) {
-                  Expr strided = Vec(v * 2, kLanes, 3);
-                  return St(B, Vec(v * kLanes, kLanes),
-                            te::MakeSelect(strided < Splat(Ld(Lim, 1), kLanes), Ld(A, strided),
-                                           Splat(Expr(-5.0f), kLanes)));
-                }));
-  std::vector<float> b(kN, -1);
-  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = GetParam()});
-  ASSERT_TRUE(rc.ok()) << rc.status();
-  for (int v = 0; v < kN / kLanes; ++v) {
-    for (int l = 0; l < kLanes; ++l) {
-      int i = v * 2 + 3 * l;
-      EXPECT_EQ(b[v * kLanes + l], i < kN ? a.as<float>()[i] : -5.0f) << v << " " << l;
-    }
-  }
+  lower::LoweredFunc f = RunStridedReadUnderASelect("vstride3", /*step=*/2, /*stride=*/3, GetParam());
   absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host(), {.opt_level = GetParam()});
   ASSERT_TRUE(ir.ok()) << ir.status();
   EXPECT_EQ(ir->find("llvm.masked.gather"), std::string::npos) << *ir;
@@ -131,24 +126,7 @@ TEST_P(SelectTest, StrideThreeLoadIsOneMaskedSpanLoad) {
 // A wide stride stays a gather; under a mask its unselected lanes read
 // element 0, never the guarded page past the buffer.
 TEST_P(SelectTest, WideStrideGatherUnderAMaskReadsOnlyInsideTheBuffer) {
-  GuardedBuffer a(kN * sizeof(float), Guard::kAfter);
-  Fill(a.as<float>(), kN);
-  te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN}), Lim = Limits();
-  auto f = Func("vstride7", {A, B, Lim}, Loop("v", kN / kLanes, [&](Expr v) {
-                  Expr strided = Vec(v, kLanes, 7);
-                  return St(B, Vec(v * kLanes, kLanes),
-                            te::MakeSelect(strided < Splat(Ld(Lim, 1), kLanes), Ld(A, strided),
-                                           Splat(Expr(-5.0f), kLanes)));
-                }));
-  std::vector<float> b(kN, -1);
-  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = GetParam()});
-  ASSERT_TRUE(rc.ok()) << rc.status();
-  for (int v = 0; v < kN / kLanes; ++v) {
-    for (int l = 0; l < kLanes; ++l) {
-      int i = v + 7 * l;
-      EXPECT_EQ(b[v * kLanes + l], i < kN ? a.as<float>()[i] : -5.0f) << v << " " << l;
-    }
-  }
+  RunStridedReadUnderASelect("vstride7", /*step=*/1, /*stride=*/7, GetParam());
 }
 
 TEST_P(SelectTest, NestedVectorSelectsCombineMasks) {
