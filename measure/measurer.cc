@@ -92,7 +92,7 @@ MeasureResult Measurer::MeasureOne(const te::ComputeDagPtr& dag,
 std::vector<MeasureResult> Measurer::MeasureBuilt(const te::ComputeDag& dag,
                                                   const BuiltKernel& reference,
                                                   const std::vector<BuiltKernel>& candidates,
-                                                  double slow_above_s) {
+                                                  BehindBest behind) {
   std::vector<MeasureResult> results;
   results.reserve(candidates.size());
   for (const BuiltKernel& candidate : candidates) {
@@ -104,14 +104,14 @@ std::vector<MeasureResult> Measurer::MeasureBuilt(const te::ComputeDag& dag,
       r.compile_ms = candidate.build_ms;
       results.push_back(std::move(r));
     } else {
-      results.push_back(Run(dag, reference, candidate, slow_above_s));
+      results.push_back(Run(dag, reference, candidate, behind));
     }
   }
   return results;
 }
 
 MeasureResult Measurer::Run(const te::ComputeDag& dag, const BuiltKernel& reference,
-                            const BuiltKernel& candidate, double slow_above_s) {
+                            const BuiltKernel& candidate, BehindBest behind) {
   if (candidate.args != reference.args) {
     MeasureResult r;
     r.compile_ms = candidate.build_ms;
@@ -130,7 +130,8 @@ MeasureResult Measurer::Run(const te::ComputeDag& dag, const BuiltKernel& refere
   *request.mutable_measure() = MeasureOptionsToProto(options_);
   // Leave a fifth of the deadline for loading, checking and the reply.
   request.set_time_budget_s(options_.timeout_s * 0.8);
-  request.set_slow_above_s(std::max(0.0, slow_above_s));
+  request.set_slow_above_s(std::max(0.0, behind.slow_above_s));
+  request.set_probe_above_s(std::max(0.0, behind.probe_above_s));
   auto start = std::chrono::steady_clock::now();
   MeasureResult r = runner_.Run(request, options_.timeout_s, options_.reference_timeout_s);
   r.run_wall_ms =

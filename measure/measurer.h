@@ -47,10 +47,10 @@ class Measurer {
                                      const std::vector<std::vector<schedule::Step>>& candidates);
   MeasureResult MeasureOne(const te::ComputeDagPtr& dag, const std::vector<schedule::Step>& steps);
   // Kernels already built (e.g. from hand-written loop nests): `reference`
-  // computes the expected outputs of `dag`. A candidate whose checked run
-  // takes longer than `slow_above_s` (> 0) is timed by that run alone.
+  // computes the expected outputs of `dag`. A candidate `behind` the job's
+  // best is timed less (BehindBest).
   std::vector<MeasureResult> MeasureBuilt(const te::ComputeDag& dag, const BuiltKernel& reference,
-                                          const std::vector<BuiltKernel>& candidates, double slow_above_s = 0);
+                                          const std::vector<BuiltKernel>& candidates, BehindBest behind = {});
 
   const MeasureOptions& options() const { return options_; }
   const codegen::Target& target() const { return target_; }
@@ -60,7 +60,7 @@ class Measurer {
   Measurer(codegen::Target target, MeasureOptions options, RunnerConfig runner);
   const BuiltKernel& Reference(const te::ComputeDagPtr& dag);
   MeasureResult Run(const te::ComputeDag& dag, const BuiltKernel& reference,
-                    const BuiltKernel& candidate, double slow_above_s);
+                    const BuiltKernel& candidate, BehindBest behind);
 
   codegen::Target target_;
   MeasureOptions options_;

@@ -58,7 +58,7 @@ struct RunSpec {
   std::vector<ArgSpec> args;
   MeasureOptions options;
   double time_budget_s = 0;
-  double slow_above_s = 0;  // RunRequest.slow_above_s
+  BehindBest behind;  // RunRequest.slow_above_s and probe_above_s
 };
 
 MeasureOptions ResolvedOptions(const v1::MeasureOptions& proto) {
@@ -94,7 +94,7 @@ class RunnerService {
     absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(request.args());
     if (!args.ok()) return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(args.status().message()));
     const RunSpec spec{*std::move(args), ResolvedOptions(request.measure()), request.time_budget_s(),
-                       request.slow_above_s()};
+                       {.slow_above_s = request.slow_above_s(), .probe_above_s = request.probe_above_s()}};
     SetThreads(spec.options.threads);
     if (absl::Status s = CheckArgs(spec.args); !s.ok())
       return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(s.message()));
@@ -176,7 +176,7 @@ class RunnerService {
     if (reply.error_kind != MeasureErrorKind::kNone) return reply;
     const int repeat = RepeatsWithinBudget(spec, *check_s);
     const double verdict_s =
-        repeat > 0 ? SlowVerdictSeconds(*check_s, spec.slow_above_s, [&](const TimingOptions& warm) {
+        repeat > 0 ? SlowVerdictSeconds(*check_s, spec.behind.slow_above_s, [&](const TimingOptions& warm) {
           absl::StatusOr<TimingResult> t = (*gpu)->Time(**program, warm);
           return t.ok() ? std::optional<TimingResult>(*std::move(t)) : std::nullopt;
         })
@@ -286,7 +286,7 @@ class RunnerService {
   // measurement, enough to rank it far behind the fast ones. Sets the reply
   // and says so.
   static bool CheckRunIsTheMeasurement(const RunSpec& spec, double verdict_s, int repeat, MeasureResult& reply) {
-    if (repeat > 0 && (spec.slow_above_s <= 0 || verdict_s <= spec.slow_above_s)) return false;
+    if (repeat > 0 && (spec.behind.slow_above_s <= 0 || verdict_s <= spec.behind.slow_above_s)) return false;
     reply.number = 1;
     reply.repeat_seconds = {verdict_s};
     reply.median_seconds = verdict_s;
@@ -331,12 +331,12 @@ class RunnerService {
     std::vector<void*> args = packed.Append(w.CandidateArgs());
     auto run = [&] { return kernel(args.data()); };
     const double verdict_s =
-        repeat > 0 ? SlowVerdictSeconds(check_s, spec.slow_above_s, [&](const TimingOptions& warm) {
+        repeat > 0 ? SlowVerdictSeconds(check_s, spec.behind.slow_above_s, [&](const TimingOptions& warm) {
           return std::optional<TimingResult>(TimeKernel(run, warm, flusher));
         })
                    : check_s;
     if (CheckRunIsTheMeasurement(spec, verdict_s, repeat, reply)) return;
-    TimingResult t = TimeKernel(run, timing, flusher);
+    TimingResult t = TimeKernel(run, timing, flusher, spec.behind.probe_above_s);
     const int32_t failed_code = t.failed_code;
     CopyTiming(std::move(t), reply);
     if (failed_code != 0) {

@@ -86,11 +86,21 @@ double Median(std::vector<double> values) {
 }
 
 TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions& options,
-                        CacheFlusher* flusher) {
+                        CacheFlusher* flusher, double probe_above_s) {
   TimingResult result;
   int64_t number = std::max(1, options.number);
   const double min_repeat_s = std::max(0, options.min_repeat_ms) / 1000.0;
+  // With a probe limit, calibration first aims at a pass of probe_s: a
+  // candidate that pass puts behind the best needs no repeats.
+  const double probe_s = probe_above_s > 0 ? min_repeat_s * kProbeFraction : 0;
+  bool probing = probe_s > 0;
   double timed = 0;
+  auto finish = [&] {
+    result.number = static_cast<int>(std::min<int64_t>(number, 1 << 30));
+    result.median_seconds = Median(result.repeat_seconds);
+    result.timed_ms = timed * 1000;
+    return result;
+  };
   // The calibration's last pass, when it lasted min_repeat_ms: a repeat
   // like any other (the kernel ran before it, so it is warm), so it is
   // reported rather than run again. It was a quarter of every
@@ -105,29 +115,35 @@ TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions
       timed += t.kernel_s;
       double measured = flusher ? t.wall_s : t.kernel_s;
       if (result.failed_code != 0) break;
+      const double per_run_s = t.kernel_s / static_cast<double>(number);
+      if (probing && measured >= probe_s) {
+        probing = false;
+        if (per_run_s > probe_above_s) {
+          result.repeat_seconds = {per_run_s};
+          return finish();
+        }
+      }
       if (measured >= min_repeat_s) {
-        calibrated_repeat = t.kernel_s / static_cast<double>(number);
+        calibrated_repeat = per_run_s;
         break;
       }
-      // Aim 10% past the target from the measured rate, at least doubling
-      // when the run was too fast to measure.
-      double per_run = measured / static_cast<double>(number);
-      double wanted = per_run > 0 ? min_repeat_s * 1.1 / per_run : static_cast<double>(number) * 10;
+      // Aim 10% past the next target from the measured rate, at least
+      // doubling when the run was too fast to measure.
+      double rate = measured / static_cast<double>(number);
+      double target_s = probing ? probe_s : min_repeat_s;
+      double wanted = rate > 0 ? target_s * 1.1 / rate : static_cast<double>(number) * 10;
       int64_t grown = std::max<int64_t>(number * 2, static_cast<int64_t>(std::ceil(wanted)));
       if (grown > (int64_t{1} << 30)) break;  // an empty kernel: good enough
       number = std::min<int64_t>(grown, number * 100);
     }
   }
-  result.number = static_cast<int>(std::min<int64_t>(number, 1 << 30));
   if (calibrated_repeat) result.repeat_seconds.push_back(*calibrated_repeat);
   for (int r = calibrated_repeat ? 1 : 0; r < std::max(1, options.repeat) && result.failed_code == 0; ++r) {
     RunTimes t = TimeRuns(run, number, flusher, &result.failed_code);
     timed += t.kernel_s;
     result.repeat_seconds.push_back(t.kernel_s / static_cast<double>(number));
   }
-  result.median_seconds = Median(result.repeat_seconds);
-  result.timed_ms = timed * 1000;
-  return result;
+  return finish();
 }
 
 double SlowVerdictSeconds(double check_s, double slow_above_s,

@@ -121,6 +121,7 @@ std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
       TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
       row.task.retime_of = r.task_id;  // not a trial: it explores nothing
       row.task.slow_above_seconds = 0;  // a leader: timed in full
+      row.task.probe_above_seconds = 0;
       rt->retime_issued.insert(r.task_id);
       tasks.push_back(std::move(row));
     }
@@ -158,8 +159,12 @@ TaskRow JobSearch::MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> s
   t.workload_key = row.workload_key;
   t.schedule = schedule::Schedule{schedule::kScheduleVersion, wl.spec, row.workload_key, std::move(steps)};
   t.measure = rt->job.spec.measure;
-  // Far slower than the workload's best so far: one checked run ranks it.
-  if (rt->tasks[w].best_seconds > 0) t.slow_above_seconds = kSlowCandidateFactor * rt->tasks[w].best_seconds;
+  // Behind the workload's best so far: one checked run, or one probe pass,
+  // ranks it.
+  if (const double best = rt->tasks[w].best_seconds; best > 0) {
+    t.slow_above_seconds = kSlowCandidateFactor * best;
+    t.probe_above_seconds = kProbeBehindFactor * best;
+  }
   return row;
 }
 

@@ -55,6 +55,12 @@ inline constexpr int kMaxRetimeTop = 64;
 // timing went to programs over 4x slower than the best). Cold check runs of
 // near-best programs stay well inside 3x.
 inline constexpr double kSlowCandidateFactor = 3;
+// A candidate whose probe (measure::TimeKernel's first calibration pass of a
+// quarter of min_repeat_ms) runs more than this many times the best is
+// ranked by the probe alone. Half the candidates of a tuning that has found
+// a good program were over 1.1x behind it; a contender measured behind by
+// noise can still be re-timed in full among the job's leaders.
+inline constexpr double kProbeBehindFactor = 1.1;
 // How often the search thread looks for jobs whose round is measured.
 inline constexpr int kSearchPollMs = 100;
 

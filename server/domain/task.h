@@ -28,6 +28,9 @@ struct MeasureTask {
   // Seconds per run beyond which the worker times the candidate by its
   // checked run alone (0: in full); see kSlowCandidateFactor.
   double slow_above_seconds = 0;
+  // Seconds per run beyond which its probe pass is its one repeat (0: in
+  // full); see kProbeBehindFactor.
+  double probe_above_seconds = 0;
 };
 
 // A task with the keys the dispatcher and the store find it by.

@@ -122,6 +122,7 @@ v1::MeasureTask ToProto(const MeasureTask& task) {
   if (task.reference) *p.mutable_reference() = measure::KernelObjectToProto(*task.reference);
   p.set_retime_of(task.retime_of);
   p.set_slow_above_seconds(task.slow_above_seconds);
+  p.set_probe_above_seconds(task.probe_above_seconds);
   return p;
 }
 

@@ -69,6 +69,25 @@ TEST(TimeKernelTest, TheCalibrationPassThatLastedIsTheFirstRepeat) {
   EXPECT_EQ(plain.calls, 6);
 }
 
+// A candidate behind the best by its probe (a pass of a quarter of
+// min_repeat_ms) is timed by that pass alone; a contender goes on to full
+// repeats.
+TEST(TimeKernelTest, AProbeBehindTheBestIsTheOneRepeat) {
+  const TimingOptions options{.number = 1, .repeat = 3, .min_repeat_ms = 40};
+  FakeKernel behind;  // 50 us a run against a best of 25 us
+  TimingResult r = TimeKernel([&] { return behind(); }, options, nullptr, /*probe_above_s=*/25e-6);
+  ASSERT_EQ(r.repeat_seconds.size(), 1u);
+  EXPECT_GE(r.repeat_seconds[0], 50e-6);
+  EXPECT_GE(r.number * r.repeat_seconds[0], 0.010);  // the probe lasted its 10 ms
+  EXPECT_LT(r.timed_ms, 40);                         // and no 40-ms repeat ran
+
+  FakeKernel contender;  // 50 us a run against a best of 60 us
+  r = TimeKernel([&] { return contender(); }, options, nullptr, /*probe_above_s=*/60e-6);
+  ASSERT_EQ(r.repeat_seconds.size(), 3u);
+  for (double s : r.repeat_seconds) EXPECT_GE(s * r.number, 0.010);
+  EXPECT_GE(r.timed_ms, 120);
+}
+
 TEST(TimeKernelTest, NonZeroReturnStopsTiming) {
   FakeKernel k;
   k.code = 1;
@@ -175,26 +194,32 @@ TEST(SlowVerdictTest, ALongOrFastCheckRunIsTheVerdictWithoutMoreRuns) {
   EXPECT_EQ(calls, 1);
 }
 
+// One thread, three repeats of at least min_repeat_ms: a job's timing at
+// test scale.
+absl::StatusOr<std::unique_ptr<Measurer>> RepeatingMeasurer(int min_repeat_ms) {
+  MeasureOptions options;
+  options.number = 1;
+  options.repeat = 3;
+  options.min_repeat_ms = min_repeat_ms;
+  options.threads = 1;
+  return Measurer::Create(codegen::Target::Host(), options);
+}
+
 // A candidate slower than the job's cut-off is timed by its checked run
 // alone; below the cut-off (or without one) it is timed in full.
 TEST(MeasurerTimingTest, ACandidateFarBehindTheBestIsTimedByItsCheckedRunAlone) {
   testing::ElementwiseWorkload w;
   BuiltKernel k = w.Build(w.Correct());
-  MeasureOptions options;
-  options.number = 1;
-  options.repeat = 3;
-  options.min_repeat_ms = 10;
-  options.threads = 1;
-  auto m = Measurer::Create(codegen::Target::Host(), options);
+  auto m = RepeatingMeasurer(/*min_repeat_ms=*/10);
   ASSERT_TRUE(m.ok()) << m.status();
-  MeasureResult slow = (*m)->MeasureBuilt(*w.dag(), k, {k}, /*slow_above_s=*/1e-12)[0];
+  MeasureResult slow = (*m)->MeasureBuilt(*w.dag(), k, {k}, {.slow_above_s = 1e-12})[0];
   ASSERT_TRUE(slow.ok()) << slow.error;
   EXPECT_EQ(slow.number, 1);
   ASSERT_EQ(slow.repeat_seconds.size(), 1u);
   EXPECT_EQ(slow.median_seconds, slow.repeat_seconds[0]);
   EXPECT_LT(slow.timed_ms, 5);  // no 10 ms calibration, no repeats
 
-  MeasureResult fast = (*m)->MeasureBuilt(*w.dag(), k, {k}, /*slow_above_s=*/10)[0];
+  MeasureResult fast = (*m)->MeasureBuilt(*w.dag(), k, {k}, {.slow_above_s = 10})[0];
   ASSERT_TRUE(fast.ok()) << fast.error;
   EXPECT_EQ(fast.repeat_seconds.size(), 3u);
   EXPECT_GT(fast.number, 1);
@@ -204,10 +229,29 @@ TEST(MeasurerTimingTest, ACandidateFarBehindTheBestIsTimedByItsCheckedRunAlone) 
   // As fast as the best (a cut-off of three times its own time, as jobs
   // set it): timed in full, however slow its first run after loading.
   for (int i = 0; i < 5; ++i) {
-    MeasureResult near = (*m)->MeasureBuilt(*w.dag(), k, {k}, /*slow_above_s=*/3 * plain.median_seconds)[0];
+    MeasureResult near = (*m)->MeasureBuilt(*w.dag(), k, {k}, {.slow_above_s = 3 * plain.median_seconds})[0];
     ASSERT_TRUE(near.ok()) << near.error;
     EXPECT_EQ(near.repeat_seconds.size(), 3u) << "run " << i << ": judged slow at " << near.median_seconds;
   }
+}
+
+// Through the runner: a candidate behind the best by its probe pass reports
+// that pass (many runs, warm) as its one repeat; a contender is timed in full.
+TEST(MeasurerTimingTest, ACandidateBehindTheBestByItsProbeIsTimedByTheProbeAlone) {
+  testing::ElementwiseWorkload w;
+  BuiltKernel k = w.Build(w.Correct());
+  auto m = RepeatingMeasurer(/*min_repeat_ms=*/40);
+  ASSERT_TRUE(m.ok()) << m.status();
+  MeasureResult behind = (*m)->MeasureBuilt(*w.dag(), k, {k}, {.probe_above_s = 1e-12})[0];
+  ASSERT_TRUE(behind.ok()) << behind.error;
+  ASSERT_EQ(behind.repeat_seconds.size(), 1u);
+  EXPECT_GT(behind.number, 1);  // a timed pass, not the check run
+  EXPECT_LT(behind.timed_ms, 40);
+
+  MeasureResult contender = (*m)->MeasureBuilt(*w.dag(), k, {k}, {.probe_above_s = 10})[0];
+  ASSERT_TRUE(contender.ok()) << contender.error;
+  EXPECT_EQ(contender.repeat_seconds.size(), 3u);
+  EXPECT_GE(contender.timed_ms, 3 * 40);
 }
 
 }  // namespace

@@ -172,7 +172,7 @@ v1::MeasureResult TaskExecutor::Time(const v1::MeasureTask& task, const Prepared
   measure::MeasureResult result =
       (*measurer)
           ->MeasureBuilt(*prepared.workload->dag, *prepared.reference, {prepared.candidate},
-                         task.slow_above_seconds())
+                         {.slow_above_s = task.slow_above_seconds(), .probe_above_s = task.probe_above_seconds()})
           .front();
   return measure::MeasureResultToProto(result, task.task_id());
 }

@@ -335,6 +335,7 @@ TEST_F(CoreTest, ReTimesTheFastestAndCrownsOnlyAProgramTimedTwice) {
   std::string lucky;  // task id of the program measured fast by luck
   std::map<std::string, double> first_time;
   int retimes = 0;
+  int lease_round = 0;
   for (int i = 0; i < 200 && Unfinished(jobs_->Get(job->id)->state); ++i) {
     auto lease = dispatcher_->Lease(worker, 8, 500);
     if (!lease.ok() || lease->tasks.size() == 0) continue;
@@ -342,6 +343,11 @@ TEST_F(CoreTest, ReTimesTheFastestAndCrownsOnlyAProgramTimedTwice) {
     for (const MeasureTask& t : lease->tasks) {
       double seconds;
       if (t.retime_of.empty()) {
+        // Once the job has a best, a trial is timed less behind it.
+        if (!first_time.empty() && lease_round > 0) {
+          EXPECT_GT(t.probe_above_seconds, 0);
+          EXPECT_LT(t.probe_above_seconds, t.slow_above_seconds);
+        }
         seconds = 1e-3 * (1 + 0.01 * static_cast<double>(first_time.size()));  // no ties
         if (lucky.empty()) {
           lucky = t.task_id;
@@ -351,11 +357,14 @@ TEST_F(CoreTest, ReTimesTheFastestAndCrownsOnlyAProgramTimedTwice) {
       } else {
         ++retimes;
         EXPECT_TRUE(first_time.contains(t.retime_of)) << t.retime_of;
+        EXPECT_EQ(t.slow_above_seconds, 0);  // a leader is timed in full
+        EXPECT_EQ(t.probe_above_seconds, 0);
         seconds = t.retime_of == lucky ? 3e-3 : first_time[t.retime_of];
       }
       req.results.push_back({t.task_id, Measured(seconds)});
     }
     ASSERT_TRUE(dispatcher_->Report(req).ok());
+    ++lease_round;
   }
   auto done = jobs_->Get(job->id);
   ASSERT_EQ(done->state, JobState::kDone);
