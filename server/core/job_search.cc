@@ -120,8 +120,7 @@ std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
       if (!s.ok()) continue;
       TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
       row.task.retime_of = r.task_id;  // not a trial: it explores nothing
-      row.task.slow_above_seconds = 0;  // a leader: timed in full
-      row.task.probe_above_seconds = 0;
+      row.task.behind = {};  // a leader: timed in full
       rt->retime_issued.insert(r.task_id);
       tasks.push_back(std::move(row));
     }
@@ -162,8 +161,7 @@ TaskRow JobSearch::MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> s
   // Behind the workload's best so far: one checked run, or one probe pass,
   // ranks it.
   if (const double best = rt->tasks[w].best_seconds; best > 0) {
-    t.slow_above_seconds = kSlowCandidateFactor * best;
-    t.probe_above_seconds = kProbeBehindFactor * best;
+    t.behind = {.slow_above_s = kSlowCandidateFactor * best, .probe_above_s = kProbeBehindFactor * best};
   }
   return row;
 }

@@ -25,12 +25,9 @@ struct MeasureTask {
   // Set on a re-timing: the task id of the stored record whose program this
   // measures again; its result updates that record instead of adding one.
   std::string retime_of;
-  // Seconds per run beyond which the worker times the candidate by its
-  // checked run alone (0: in full); see kSlowCandidateFactor.
-  double slow_above_seconds = 0;
-  // Seconds per run beyond which its probe pass is its one repeat (0: in
-  // full); see kProbeBehindFactor.
-  double probe_above_seconds = 0;
+  // How far behind the job's best the worker times the candidate less
+  // (0s: in full); see kSlowCandidateFactor and kProbeBehindFactor.
+  measure::BehindBest behind;
 };
 
 // A task with the keys the dispatcher and the store find it by.

@@ -121,8 +121,8 @@ v1::MeasureTask ToProto(const MeasureTask& task) {
   if (task.candidate) *p.mutable_candidate() = measure::KernelObjectToProto(*task.candidate);
   if (task.reference) *p.mutable_reference() = measure::KernelObjectToProto(*task.reference);
   p.set_retime_of(task.retime_of);
-  p.set_slow_above_seconds(task.slow_above_seconds);
-  p.set_probe_above_seconds(task.probe_above_seconds);
+  p.set_slow_above_seconds(task.behind.slow_above_s);
+  p.set_probe_above_seconds(task.behind.probe_above_s);
   return p;
 }
 
