@@ -30,22 +30,15 @@ constexpr int64_t kMaxLoweredStmts = 8192;
 // Threads per block of the naive GPU program (what TVM's default schedule uses).
 constexpr int64_t kNaiveGpuThreads = 256;
 
-BuiltKernel Failed(MeasureErrorKind kind, std::string error) {
-  BuiltKernel k;
-  k.error_kind = kind;
-  k.error = std::move(error);
-  return k;
-}
-
 BuiltKernel Compile(const te::ComputeDag& dag, const lower::LoweredFunc& func,
                     const codegen::Target& target) {
   absl::StatusOr<std::vector<ArgSpec>> args = KernelArgs(dag, func);
   if (!args.ok())
-    return Failed(MeasureErrorKind::kLowerError, std::string(args.status().message()));
+    return BuiltKernel::Failed(MeasureErrorKind::kLowerError, std::string(args.status().message()));
   absl::StatusOr<codegen::CompiledObject> object =
       target.gpu ? codegen::CompileForGpu(func, *target.gpu) : codegen::CompileToObject(func, target);
   if (!object.ok())
-    return Failed(MeasureErrorKind::kCompileError, std::string(object.status().message()));
+    return BuiltKernel::Failed(MeasureErrorKind::kCompileError, std::string(object.status().message()));
   BuiltKernel k;
   k.object = *std::move(object);
   k.args = *std::move(args);
@@ -96,19 +89,19 @@ BuiltKernel BuildSchedule(const te::ComputeDagPtr& dag, const std::vector<schedu
   BuiltKernel k = [&] {
     absl::StatusOr<schedule::State> state = schedule::State::Replay(dag, steps);
     if (!state.ok())
-      return Failed(MeasureErrorKind::kInvalidSchedule, std::string(state.status().message()));
+      return BuiltKernel::Failed(MeasureErrorKind::kInvalidSchedule, std::string(state.status().message()));
     // On a GPU the unscheduled program runs bound naively to threads: the
     // reference every candidate is checked against on the same device.
     if (target.gpu && steps.empty())
       state = schedule::BindNaiveForGpu(*state, std::min<int64_t>(kNaiveGpuThreads,
                                                                   target.gpu->limits.max_threads_per_block));
-    if (!state.ok()) return Failed(MeasureErrorKind::kLowerError, std::string(state.status().message()));
+    if (!state.ok()) return BuiltKernel::Failed(MeasureErrorKind::kLowerError, std::string(state.status().message()));
     absl::StatusOr<lower::LoweredFunc> func =
         lower::Lower(*state, target.gpu ? lower::LowerOptions::Gpu() : lower::LowerOptions{});
     if (!func.ok())
-      return Failed(MeasureErrorKind::kLowerError, std::string(func.status().message()));
+      return BuiltKernel::Failed(MeasureErrorKind::kLowerError, std::string(func.status().message()));
     if (int64_t n = lower::CountStmts(func->body); n > kMaxLoweredStmts)
-      return Failed(MeasureErrorKind::kLowerError,
+      return BuiltKernel::Failed(MeasureErrorKind::kLowerError,
                     absl::StrCat("the lowered program has ", n, " statements (limit ", kMaxLoweredStmts,
                                  "): unrolling made it too large to compile; unroll smaller loops or "
                                  "lower auto_unroll_max_step"));
@@ -130,7 +123,7 @@ std::vector<BuiltKernel> BuildParallel(int n, int jobs,
       try {
         out[i] = build(i);
       } catch (const std::exception& e) {
-        out[i] = Failed(MeasureErrorKind::kCompileError, absl::StrCat("build failed: ", e.what()));
+        out[i] = BuiltKernel::Failed(MeasureErrorKind::kCompileError, absl::StrCat("build failed: ", e.what()));
       }
     }
   };

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,6 +31,13 @@ struct BuiltKernel {
   std::string error;
 
   bool ok() const { return error_kind == MeasureErrorKind::kNone; }
+  // A kernel that was not built, and why.
+  static BuiltKernel Failed(MeasureErrorKind kind, std::string error) {
+    BuiltKernel k;
+    k.error_kind = kind;
+    k.error = std::move(error);
+    return k;
+  }
 };
 
 // Errors are reported in the result: invalid_schedule (replay), lower_error,

@@ -10,18 +10,11 @@
 namespace tuneforge::measure {
 namespace {
 
-BuiltKernel Failed(MeasureErrorKind kind, std::string error) {
-  BuiltKernel k;
-  k.error_kind = kind;
-  k.error = std::move(error);
-  return k;
-}
-
 BuiltKernel FromReply(const runner::BuildReply& reply) {
   std::optional<MeasureErrorKind> kind = ErrorKindFromProto(reply.error_kind());
   absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(reply.args());
   if (!kind || !args.ok())
-    return Failed(MeasureErrorKind::kRunnerError,
+    return BuiltKernel::Failed(MeasureErrorKind::kRunnerError,
                   absl::StrCat("the builder process sent a malformed reply (",
                                !kind ? "no error kind" : args.status().message(), ")"));
   BuiltKernel k;
@@ -50,33 +43,33 @@ BuiltKernel BuilderProcess::Build(const runner::BuildRequest& request, double ti
     for (int attempt = 0;; ++attempt) {
       if (!child_.running())
         if (absl::Status s = child_.Start(); !s.ok())
-          return Failed(MeasureErrorKind::kRunnerError, std::string(s.message()));
+          return BuiltKernel::Failed(MeasureErrorKind::kRunnerError, std::string(s.message()));
       if (absl::Status sent = child_.Send(message); !sent.ok()) {
         child_.Stop();
         if (attempt == 0) continue;
-        return Failed(MeasureErrorKind::kRunnerError,
+        return BuiltKernel::Failed(MeasureErrorKind::kRunnerError,
                       absl::StrCat("cannot send the build to the builder process: ", sent.message()));
       }
       absl::StatusOr<Message> reply = child_.Receive(After(timeout_s));
       if (reply.ok()) {
         if (reply->has_build_reply()) return FromReply(reply->build_reply());
         child_.Stop();
-        return Failed(MeasureErrorKind::kRunnerError, "the builder process sent an unexpected message; it was restarted");
+        return BuiltKernel::Failed(MeasureErrorKind::kRunnerError, "the builder process sent an unexpected message; it was restarted");
       }
       if (absl::IsDeadlineExceeded(reply.status())) {
         child_.Kill();
-        return Failed(MeasureErrorKind::kCompileError,
+        return BuiltKernel::Failed(MeasureErrorKind::kCompileError,
                       absl::StrCat("compiling did not finish within ", timeout_s,
                                    " s (build timeout); the builder process was killed"));
       }
       if (absl::IsUnavailable(reply.status())) {
         int status = child_.Stop();
-        return Failed(MeasureErrorKind::kCompileError,
+        return BuiltKernel::Failed(MeasureErrorKind::kCompileError,
                       absl::StrCat("the compiler died (", DescribeExit(status),
                                    ") building this candidate; the builder process will be restarted"));
       }
       child_.Stop();
-      return Failed(MeasureErrorKind::kRunnerError,
+      return BuiltKernel::Failed(MeasureErrorKind::kRunnerError,
                     absl::StrCat("talking to the builder process failed: ", reply.status().message()));
     }
   }();
@@ -98,7 +91,7 @@ std::vector<BuiltKernel> BuilderPool::Build(const std::vector<runner::BuildReque
   std::atomic<int> next{0};
   auto work = [&](BuilderProcess& builder) {
     for (int i; (i = next.fetch_add(1)) < n;)
-      out[i] = stop() ? Failed(MeasureErrorKind::kRunnerError, "skipped: the worker is stopping")
+      out[i] = stop() ? BuiltKernel::Failed(MeasureErrorKind::kRunnerError, "skipped: the worker is stopping")
                       : builder.Build(requests[i], timeout_s_);
   };
   const int threads = std::min(n, static_cast<int>(slots_.size()));

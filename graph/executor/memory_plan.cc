@@ -7,10 +7,6 @@
 namespace tuneforge::graph {
 namespace {
 
-constexpr int64_t kAlignment = 64;  // a cache line, and any vector load
-
-int64_t Align(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
-
 struct Interval {
   ValueId root;
   int first, last;  // group indices: written by `first`, last read by `last`
@@ -37,7 +33,7 @@ MemoryPlan PlanMemory(const Graph& g, const std::vector<Group>& groups) {
     interval_of[out] = intervals.size();
     const Value& v = g.values[out];
     intervals.push_back({out, static_cast<int>(gi), static_cast<int>(gi),
-                         Align(v.num_elements() * v.dtype.bytes())});
+                         AlignToTensor(v.num_elements() * v.dtype.bytes())});
   }
   // Last reader of each arena value, through reshapes.
   for (size_t gi = 0; gi < groups.size(); ++gi)

@@ -28,4 +28,11 @@ struct MemoryPlan {
 
 MemoryPlan PlanMemory(const Graph& graph, const std::vector<Group>& groups);
 
+// Every offset in the arena (and the arena itself, and an exported model's
+// constants) is a multiple of this: a cache line, and any vector load.
+inline constexpr int64_t kTensorAlignment = 64;
+inline int64_t AlignToTensor(int64_t bytes) {
+  return (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+}
+
 }  // namespace tuneforge::graph

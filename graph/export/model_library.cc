@@ -17,10 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int64_t kAlignment = 64;
-
-int64_t Align(int64_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
-
 int64_t Bytes(const Value& v) { return v.num_elements() * v.dtype.bytes(); }
 
 absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
@@ -41,7 +37,7 @@ std::string PackWeights(const Graph& g, const MemoryPlan& plan, const std::vecto
       const te::NDArray& a = *g.values[root].constant;
       (*offsets)[root] = static_cast<int64_t>(blob.size());
       blob.append(static_cast<const char*>(a.data()), static_cast<size_t>(a.nbytes()));
-      blob.resize(static_cast<size_t>(Align(static_cast<int64_t>(blob.size()))), '\0');
+      blob.resize(static_cast<size_t>(AlignToTensor(static_cast<int64_t>(blob.size()))), '\0');
     }
   return blob;
 }
@@ -83,7 +79,7 @@ std::vector<int64_t> AppendPacked(const codegen::PackedConstants& packed, std::s
   for (const te::NDArray& a : packed.buffers()) {
     offsets.push_back(static_cast<int64_t>(blob->size()));
     blob->append(static_cast<const char*>(a.data()), static_cast<size_t>(a.nbytes()));
-    blob->resize(static_cast<size_t>(Align(static_cast<int64_t>(blob->size()))), '\0');
+    blob->resize(static_cast<size_t>(AlignToTensor(static_cast<int64_t>(blob->size()))), '\0');
   }
   return offsets;
 }
@@ -108,8 +104,8 @@ std::string Glue(const Model& model, const std::string& name, const MemoryPlan& 
                                "extern const unsigned char ", name, "_weights[];\n");
   for (size_t t = 0; t < model.tasks.size(); ++t)
     absl::StrAppend(&c, "int32_t ", name, "_k", t, "(void** args);  /* ", model.tasks[t].name, " */\n");
-  absl::StrAppend(&c, "\nstatic unsigned char arena[", std::max<int64_t>(plan.arena_bytes, kAlignment),
-                  "] __attribute__((aligned(", kAlignment, ")));\n\n", "int ", name,
+  absl::StrAppend(&c, "\nstatic unsigned char arena[", std::max<int64_t>(plan.arena_bytes, kTensorAlignment),
+                  "] __attribute__((aligned(", kTensorAlignment, ")));\n\n", "int ", name,
                   "_run(const void* const* inputs, void* const* outputs) {\n  int32_t rc;\n");
   for (size_t gi = 0; gi < model.groups.size(); ++gi) {
     const GroupKernel& k = model.kernels[gi];
@@ -183,7 +179,7 @@ absl::StatusOr<LibraryReport> WriteModelLibrary(const Model& model, const Schedu
   report.weight_bytes = static_cast<int64_t>(weights.size());
   // The weights are linked in as read-only data with the assembler's
   // .incbin: no giant C initializer to compile.
-  std::string asm_text = absl::StrCat("  .section .rodata\n  .balign ", kAlignment, "\n  .globl ", name,
+  std::string asm_text = absl::StrCat("  .section .rodata\n  .balign ", kTensorAlignment, "\n  .globl ", name,
                                       "_weights\n", name, "_weights:\n  .incbin \"", (dir / "weights.bin").string(),
                                       "\"\n  .byte 0\n  .section .note.GNU-stack,\"\",@progbits\n");
   report.header = (dir / (name + ".h")).string();

@@ -22,7 +22,7 @@ std::optional<ValueId> ErfArgument(const Graph& g, const Node& erf) {
 }
 
 // The value a GELU pattern around `erf_index` writes, with its input x.
-std::optional<std::pair<ValueId, ValueId>> MatchAt(const Graph& g, int erf_index) {
+std::optional<std::pair<ValueId, ValueId>> MatchGeluAt(const Graph& g, int erf_index) {
   const Node& erf = g.nodes[erf_index];
   std::optional<ValueId> x = ErfArgument(g, erf);
   if (!x) return std::nullopt;
@@ -56,7 +56,7 @@ int FuseGelu(Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const auto* u = std::get_if<Unary>(&g.nodes[i].op);
     if (!u || u->kind != UnaryKind::kErf) continue;
-    auto match = MatchAt(g, static_cast<int>(i));
+    auto match = MatchGeluAt(g, static_cast<int>(i));
     if (!match) continue;
     const auto [x, out] = *match;
     if (g.values[x].shape != g.values[out].shape) continue;

@@ -38,7 +38,7 @@ struct Match {
 };
 
 // The pattern starting at the mean node `mean_index`.
-std::optional<Match> MatchAt(const Graph& g, int mean_index) {
+std::optional<Match> MatchLayerNormAt(const Graph& g, int mean_index) {
   const Node& mean = g.nodes[mean_index];
   Match m{.x = mean.inputs[0], .axis = 0, .epsilon = 0, .gamma = {}, .beta = {}, .last = -1};
   std::optional<int64_t> axis = TrailingMeanAxis(g, mean);
@@ -113,7 +113,7 @@ ValueId AddUnitScale(Graph& g, ValueId x) {
 int FuseLayerNorm(Graph& g) {
   int fused = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    std::optional<Match> m = MatchAt(g, static_cast<int>(i));
+    std::optional<Match> m = MatchLayerNormAt(g, static_cast<int>(i));
     if (!m) continue;
     ValueId scale = m->gamma ? *m->gamma : AddUnitScale(g, m->x);
     if (scale < 0) continue;

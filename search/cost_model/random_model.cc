@@ -17,7 +17,7 @@
 namespace tuneforge::search {
 namespace {
 
-constexpr const char* kKind = "random";
+constexpr const char* kRandomModelKind = "random";
 
 class RandomModel final : public CostModel {
  public:
@@ -46,17 +46,17 @@ class RandomModel final : public CostModel {
     return trained_;
   }
 
-  std::string kind() const override { return kKind; }
+  std::string kind() const override { return kRandomModelKind; }
 
   // The payload is "<seed> <trained>"; loading restarts the generator.
   absl::StatusOr<std::string> Serialize() const override {
     std::lock_guard<std::mutex> lock(mu_);
-    return WriteCostModelBlob({kKind, kFeatureSchemaVersion, /*num_features=*/0},
+    return WriteCostModelBlob({kRandomModelKind, kFeatureSchemaVersion, /*num_features=*/0},
                               absl::StrCat(seed_, " ", trained_ ? 1 : 0));
   }
 
   absl::Status Deserialize(const std::string& bytes) override {
-    absl::StatusOr<absl::string_view> payload = ReadCostModelPayload(bytes, kKind, 0, nullptr);
+    absl::StatusOr<absl::string_view> payload = ReadCostModelPayload(bytes, kRandomModelKind, 0, nullptr);
     if (!payload.ok()) return payload.status();
     const std::vector<absl::string_view> fields = absl::StrSplit(*payload, ' ');
     uint64_t seed = 0;

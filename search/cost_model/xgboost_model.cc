@@ -26,7 +26,7 @@
 namespace tuneforge::search {
 namespace {
 
-constexpr const char* kKind = "xgboost";
+constexpr const char* kXgboostModelKind = "xgboost";
 // Early stopping on the training loss: stop once `kPatienceRounds` rounds
 // in a row have not lowered the best loss by a relative kMinImprovement,
 // and keep the trees up to the best round.
@@ -92,12 +92,12 @@ class XGBoostModel final : public CostModel {
     return static_cast<bool>(booster_);
   }
 
-  std::string kind() const override { return kKind; }
+  std::string kind() const override { return kXgboostModelKind; }
 
   // An untrained model saves an empty payload and loads back untrained.
   absl::StatusOr<std::string> Serialize() const override {
     std::lock_guard<std::mutex> lock(mu_);
-    const CostModelHeader header{kKind, kFeatureSchemaVersion, num_features_};
+    const CostModelHeader header{kXgboostModelKind, kFeatureSchemaVersion, num_features_};
     if (!booster_) return WriteCostModelBlob(header, "");
     bst_ulong size = 0;
     const char* data = nullptr;
@@ -118,7 +118,7 @@ class XGBoostModel final : public CostModel {
       known_width = num_features_;
     }
     CostModelHeader header;
-    absl::StatusOr<absl::string_view> payload = ReadCostModelPayload(bytes, kKind, known_width, &header);
+    absl::StatusOr<absl::string_view> payload = ReadCostModelPayload(bytes, kXgboostModelKind, known_width, &header);
     if (!payload.ok()) return payload.status();
     xgb::Booster loaded;
     if (!payload->empty()) {

@@ -17,6 +17,12 @@ namespace tuneforge::client_test {
 
 using service_test::ChildProcess;
 using service_test::CliResult;
+using service_test::kMatmul32;
+using service_test::kMatmul32Flops;
+using service_test::kMatmul64;
+using service_test::kMatmul64Flops;
+using service_test::kQuickMeasure;
+using service_test::With;
 
 // A fresh folder under the temp directory.
 std::string MakeTempDir();

@@ -16,14 +16,12 @@ namespace {
 using service_test::Cluster;
 using ::testing::HasSubstr;
 
-constexpr char kWorkload[] = "matmul:M=32,N=32,K=32";
-
 TEST(CliErrorsTest, NoServerSaysHowToGiveOne) {
   std::string dir = MakeTempDir();
   for (const char* command : {"status", "watch", "cancel"})
     ExpectOneLineError(RunCliIn(dir, {command, "job-1"}), "no server: give --server HOST:PORT");
   ExpectOneLineError(RunCliIn(dir, {"workers"}), "no server");
-  ExpectOneLineError(RunCliIn(dir, {"submit", kWorkload, "--trials", "4"}), "no server");
+  ExpectOneLineError(RunCliIn(dir, {"submit", kMatmul32, "--trials", "4"}), "no server");
 }
 
 TEST(CliErrorsTest, MalformedOrUnreachableAddress) {
@@ -42,10 +40,10 @@ TEST(CliErrorsTest, BadWorkloadIsRefusedBeforeConnecting) {
   std::string dir = MakeTempDir();
   CliResult r = RunCliIn(dir, {"submit", "matmult:M=32", "--trials", "4", "--server", "127.0.0.1:1"});
   ExpectOneLineError(r, "matmult");
-  ExpectOneLineError(RunCliIn(dir, {"submit", kWorkload, "--trials", "0", "--server", "127.0.0.1:1"}),
+  ExpectOneLineError(RunCliIn(dir, {"submit", kMatmul32, "--trials", "0", "--server", "127.0.0.1:1"}),
                      "--trials is 0");
   ExpectOneLineError(
-      RunCliIn(dir, {"submit", kWorkload, "--trials", "4", "--retime", "-2", "--server", "127.0.0.1:1"}),
+      RunCliIn(dir, {"submit", kMatmul32, "--trials", "4", "--retime", "-2", "--server", "127.0.0.1:1"}),
       "--retime is -2");
   ExpectOneLineError(RunCliIn(dir, {"tune", "matmul:M=-4,N=4,K=4"}), "M");
   ExpectOneLineError(RunCliIn(dir, {"best", "nosuchop:X=1", "--db", dir + "/x.db"}), "nosuchop");
@@ -53,30 +51,30 @@ TEST(CliErrorsTest, BadWorkloadIsRefusedBeforeConnecting) {
 
 TEST(CliErrorsTest, DatabaseFlagsAreChecked) {
   std::string dir = MakeTempDir();
-  ExpectOneLineError(RunCliIn(dir, {"best", kWorkload}), "no record store at tuneforge.db");
-  ExpectOneLineError(RunCliIn(dir, {"best", kWorkload, "--db", dir + "/missing.db"}),
+  ExpectOneLineError(RunCliIn(dir, {"best", kMatmul32}), "no record store at tuneforge.db");
+  ExpectOneLineError(RunCliIn(dir, {"best", kMatmul32, "--db", dir + "/missing.db"}),
                      "no record store at " + dir + "/missing.db");
   ExpectOneLineError(RunCliIn(dir, {"export", "--db", "x.db", "--server", "127.0.0.1:1"}), "not both");
   ExpectOneLineError(RunCliIn(dir, {"export", "--json"}), "--json prints a summary");
   ExpectOneLineError(RunCliIn(dir, {"import", dir + "/none.jsonl"}), "cannot read");
-  ExpectOneLineError(RunCliIn(dir, {"measure", kWorkload, "--best"}), "record store");
+  ExpectOneLineError(RunCliIn(dir, {"measure", kMatmul32, "--best"}), "record store");
 }
 
 TEST(CliErrorsTest, TuneRefusesWhatItCannotDo) {
   std::string dir = MakeTempDir();
   ExpectOneLineError(RunCliIn(dir, {"tune", "--model", "resnet.onnx"}), "cannot open the model 'resnet.onnx'");
-  CliResult r = RunCliIn(dir, {"tune", kWorkload, "--device-key", "aarch64-neon-4c"});
+  CliResult r = RunCliIn(dir, {"tune", kMatmul32, "--device-key", "aarch64-neon-4c"});
   ExpectOneLineError(r, "--device-key aarch64-neon-4c is not this machine's device key");
   EXPECT_FALSE(std::filesystem::exists(dir + "/tuneforge.db")) << "a refused tune opened a database";
   // The old spelling still works, with a note that says the new one.
-  CliResult old = RunCliIn(dir, {"tune", kWorkload, "--target", "aarch64-neon-4c"});
+  CliResult old = RunCliIn(dir, {"tune", kMatmul32, "--target", "aarch64-neon-4c"});
   EXPECT_NE(old.exit_code, 0);
   EXPECT_THAT(old.err, HasSubstr("note: --target is a codegen target; use --device-key for device keys"));
   EXPECT_THAT(old.err, HasSubstr("--device-key aarch64-neon-4c is not this machine's device key"));
-  ExpectOneLineError(RunCliIn(dir, {"tune", kWorkload, "--device-key", "a-b-1c", "--target", "c-d-2c"}),
+  ExpectOneLineError(RunCliIn(dir, {"tune", kMatmul32, "--device-key", "a-b-1c", "--target", "c-d-2c"}),
                      "disagree");
-  ExpectOneLineError(RunCliIn(dir, {"tune", kWorkload, "matmul:M=8,N=8,K=8"}), "not expected");
-  ExpectOneLineError(RunCliIn(dir, {"tune", kWorkload, "--db", "a.db", "--server", "127.0.0.1:1"}),
+  ExpectOneLineError(RunCliIn(dir, {"tune", kMatmul32, "matmul:M=8,N=8,K=8"}), "not expected");
+  ExpectOneLineError(RunCliIn(dir, {"tune", kMatmul32, "--db", "a.db", "--server", "127.0.0.1:1"}),
                      "--db is the embedded mode's database");
 }
 
@@ -124,9 +122,9 @@ TEST_F(ServerErrorsTest, UnknownJobIdIsNamed) {
 }
 
 TEST_F(ServerErrorsTest, SubmitWithoutWorkersNeedsADeviceKey) {
-  ExpectOneLineError(c().RunCliOnServer({"submit", kWorkload, "--trials", "4"}),
+  ExpectOneLineError(c().RunCliOnServer({"submit", kMatmul32, "--trials", "4"}),
                      "no worker is registered");
-  CliResult r = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--device-key", "later-board"});
+  CliResult r = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--device-key", "later-board"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.json["state"], "queued");
   EXPECT_EQ(r.json["device_key"], "later-board");

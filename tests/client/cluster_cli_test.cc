@@ -18,18 +18,6 @@ using service_test::kTestDeviceKey;
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
-constexpr char kWorkload[] = "matmul:M=32,N=32,K=32";
-constexpr double kFlops = 2.0 * 32 * 32 * 32;
-
-// Measurement that takes milliseconds per candidate.
-const std::vector<std::string> kQuickMeasure = {"--repeat", "1", "--number", "1",
-                                                "--min-repeat-ms", "1", "--threads", "1"};
-
-std::vector<std::string> With(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
 class ClusterCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -45,7 +33,7 @@ class ClusterCliTest : public ::testing::Test {
 
   // Submits through the CLI (no --device-key: the one key of the workers).
   std::string SubmitJob(int trials, int batch) {
-    CliResult r = c().RunCliOnServer(With({"submit", kWorkload, "--trials", std::to_string(trials),
+    CliResult r = c().RunCliOnServer(With({"submit", kMatmul32, "--trials", std::to_string(trials),
                                            "--batch", std::to_string(batch)},
                                           kQuickMeasure));
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -90,36 +78,36 @@ TEST_F(ClusterCliTest, SubmitWatchStatusAndBestThroughServerAndDatabase) {
   double job_best = status.json["best_gflops"].get<double>();
   EXPECT_GT(job_best, 0);
 
-  CliResult best = c().RunCliOnServer({"best", kWorkload});
+  CliResult best = c().RunCliOnServer({"best", kMatmul32});
   ASSERT_EQ(best.exit_code, 0) << best.err;
   ASSERT_TRUE(best.json.is_object()) << best.out;
   EXPECT_TRUE(best.json["found"].get<bool>());
   EXPECT_EQ(best.json["target"], kTestDeviceKey);
   EXPECT_NEAR(best.json["gflops"].get<double>(), job_best, 1e-6 * job_best);
-  EXPECT_NEAR(best.json["gflops"].get<double>() * 1e9 * best.json["seconds"].get<double>(), kFlops,
-              1e-3 * kFlops);
+  EXPECT_NEAR(best.json["gflops"].get<double>() * 1e9 * best.json["seconds"].get<double>(), kMatmul32Flops,
+              1e-3 * kMatmul32Flops);
   ASSERT_TRUE(best.json["schedule"].is_object()) << best.out;
   EXPECT_TRUE(best.json["schedule"]["steps"].is_array());
   EXPECT_EQ(best.json["job"], job);
 
   // Straight from the database file (readable while the server runs).
-  CliResult from_db = c().RunCli({"best", kWorkload, "--target", kTestDeviceKey, "--db",
+  CliResult from_db = c().RunCli({"best", kMatmul32, "--target", kTestDeviceKey, "--db",
                                   c().db_path(), "--json"});
   ASSERT_EQ(from_db.exit_code, 0) << from_db.err;
   EXPECT_EQ(from_db.json["schedule"], best.json["schedule"]);
   EXPECT_DOUBLE_EQ(from_db.json["gflops"].get<double>(), best.json["gflops"].get<double>());
 
   // Another device has no record: an answer, not an error.
-  CliResult none = c().RunCli({"best", kWorkload, "--target", "aarch64-neon-4c", "--db", c().db_path()});
+  CliResult none = c().RunCli({"best", kMatmul32, "--target", "aarch64-neon-4c", "--db", c().db_path()});
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_THAT(none.out, HasSubstr("no correct record for matmul:K=32,M=32,N=32"));
-  CliResult none_json = c().RunCliOnServer({"best", kWorkload, "--target", "aarch64-neon-4c"});
+  CliResult none_json = c().RunCliOnServer({"best", kMatmul32, "--target", "aarch64-neon-4c"});
   ASSERT_EQ(none_json.exit_code, 0) << none_json.err;
   EXPECT_FALSE(none_json.json["found"].get<bool>());
   EXPECT_TRUE(none_json.json["schedule"].is_null());
 
   // The best schedule re-measured on this machine is correct.
-  CliResult measured = c().RunCli({"measure", kWorkload, "--best", "--db", c().db_path(), "--repeat",
+  CliResult measured = c().RunCli({"measure", kMatmul32, "--best", "--db", c().db_path(), "--repeat",
                                    "1", "--min-repeat-ms", "1", "--json"});
   ASSERT_EQ(measured.exit_code, 0) << measured.err;
   EXPECT_TRUE(measured.json["correct"].get<bool>());
@@ -147,7 +135,7 @@ TEST_F(ClusterCliTest, WorkersListsTheWorkerWithItsDeviceKey) {
 TEST_F(ClusterCliTest, CancelStopsARunningJob) {
   ASSERT_TRUE(c().StartWorker().ok());
   // Long enough that it is still running when cancelled.
-  CliResult submitted = c().RunCliOnServer({"submit", kWorkload, "--trials", "5000", "--batch", "4",
+  CliResult submitted = c().RunCliOnServer({"submit", kMatmul32, "--trials", "5000", "--batch", "4",
                                             "--min-repeat-ms", "20", "--name", "to-cancel"});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
   std::string job = submitted.json["job"];
@@ -176,7 +164,7 @@ TEST_F(ClusterCliTest, CancelStopsARunningJob) {
 TEST_F(ClusterCliTest, TuneWithServerSubmitsAndWatches) {
   ASSERT_TRUE(c().StartWorker().ok());
   CliResult r = c().RunCliOnServer(
-      With({"tune", kWorkload, "--trials", "8", "--batch", "4"}, kQuickMeasure));
+      With({"tune", kMatmul32, "--trials", "8", "--batch", "4"}, kQuickMeasure));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(r.json.is_object()) << r.out;
   EXPECT_EQ(r.json["trials"], 8);
@@ -201,7 +189,7 @@ TEST_F(ClusterCliTest, SubmitDefinitionFileSendsItsText) {
   ASSERT_TRUE(done.ok()) << done.status();
   EXPECT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
   // Same computation as the spec: the same workload key finds its best.
-  CliResult best = c().RunCliOnServer({"best", kWorkload});
+  CliResult best = c().RunCliOnServer({"best", kMatmul32});
   EXPECT_TRUE(best.json["found"].get<bool>()) << best.out;
 }
 
@@ -210,7 +198,7 @@ TEST_F(ClusterCliTest, SubmitDefinitionFileSendsItsText) {
 // and share of the estimated end-to-end latency.
 TEST_F(ClusterCliTest, SeveralWorkloadsShowTheirOwnProgress) {
   ASSERT_TRUE(c().StartWorker().ok());
-  CliResult r = c().RunCliOnServer(With({"submit", kWorkload, "matmul:M=16,N=16,K=16", "--trials", "12",
+  CliResult r = c().RunCliOnServer(With({"submit", kMatmul32, "matmul:M=16,N=16,K=16", "--trials", "12",
                                          "--batch", "4", "--policy", "random", "--task-scheduler", "gradient",
                                          "--weights", "3,1"},
                                         kQuickMeasure));
@@ -243,10 +231,10 @@ TEST_F(ClusterCliTest, SeveralWorkloadsShowTheirOwnProgress) {
   EXPECT_THAT(text.out, ContainsRegex("matmul:K=16,M=16,N=16 +[0-9]+ trials +best +[0-9.e+-]+ ms +weight 1 "
                                       "+share +[0-9.]+%"));
 
-  CliResult bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--task-scheduler", "annealing"});
+  CliResult bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--task-scheduler", "annealing"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("round-robin, gradient"));
-  bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--weights", "1,2"});
+  bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--weights", "1,2"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("2 weights for 1 workloads"));
 }
@@ -256,7 +244,7 @@ TEST_F(ClusterCliTest, SeveralWorkloadsShowTheirOwnProgress) {
 // random search, is refused.
 TEST_F(ClusterCliTest, AJobCanSpreadItsRoundsOverSketchesByTheBandit) {
   ASSERT_TRUE(c().StartWorker().ok());
-  CliResult r = c().RunCliOnServer(With({"submit", kWorkload, "--trials", "12", "--batch", "4", "--sketch-selection",
+  CliResult r = c().RunCliOnServer(With({"submit", kMatmul32, "--trials", "12", "--batch", "4", "--sketch-selection",
                                          "learned", "--mutation-choice", "learned"},
                                         kQuickMeasure));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -266,20 +254,20 @@ TEST_F(ClusterCliTest, AJobCanSpreadItsRoundsOverSketchesByTheBandit) {
   ASSERT_TRUE(done.ok()) << done.status();
   ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
   EXPECT_EQ(done->trials_done(), 12);
-  CliResult best = c().RunCliOnServer({"best", kWorkload});
+  CliResult best = c().RunCliOnServer({"best", kMatmul32});
   EXPECT_TRUE(best.json["found"].get<bool>()) << best.out;
 
-  CliResult bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--sketch-selection", "bandit"});
+  CliResult bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--sketch-selection", "bandit"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("known: uniform (Ansor's, the default), learned"));
   bad = c().RunCliOnServer(
-      {"submit", kWorkload, "--trials", "4", "--policy", "random", "--sketch-selection", "learned"});
+      {"submit", kMatmul32, "--trials", "4", "--policy", "random", "--sketch-selection", "learned"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("--policy ansor"));
-  bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--mutation-choice", "bandit"});
+  bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--mutation-choice", "bandit"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("known: fixed (Ansor's weights, the default), learned"));
-  bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--policy", "random", "--mutation-choice", "learned"});
+  bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--policy", "random", "--mutation-choice", "learned"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("random search mutates nothing"));
   CliResult plain = c().RunCliOnServer({"status", r.json["job"].get<std::string>()});
@@ -291,7 +279,7 @@ TEST_F(ClusterCliTest, AJobCanSpreadItsRoundsOverSketchesByTheBandit) {
 TEST_F(ClusterCliTest, AJobCanDescendFromItsBestProgramWithDroplet) {
   ASSERT_TRUE(c().StartWorker().ok());
   CliResult r = c().RunCliOnServer(
-      {"submit", kWorkload, "--trials", "16", "--batch", "4", "--policy", "droplet", "--droplet-after", "8",
+      {"submit", kMatmul32, "--trials", "16", "--batch", "4", "--policy", "droplet", "--droplet-after", "8",
        // Three repeats: the descent's significance test needs a spread.
        "--repeat", "3", "--number", "1", "--min-repeat-ms", "1", "--threads", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -301,16 +289,16 @@ TEST_F(ClusterCliTest, AJobCanDescendFromItsBestProgramWithDroplet) {
   ASSERT_TRUE(done.ok()) << done.status();
   ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
   EXPECT_EQ(done->trials_done(), 16);
-  CliResult best = c().RunCliOnServer({"best", kWorkload});
+  CliResult best = c().RunCliOnServer({"best", kMatmul32});
   EXPECT_TRUE(best.json["found"].get<bool>()) << best.out;
 
-  CliResult bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--droplet-after", "8"});
+  CliResult bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--droplet-after", "8"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("--policy droplet"));
-  bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--policy", "droplet", "--droplet-after", "-3"});
+  bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--policy", "droplet", "--droplet-after", "-3"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("--droplet-after is -3"));
-  bad = c().RunCliOnServer({"submit", kWorkload, "--trials", "4", "--policy", "drop"});
+  bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--policy", "drop"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("known: ansor (the default), droplet, random"));
 }

@@ -19,18 +19,16 @@ using service_test::Cluster;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
-constexpr char kWorkload[] = "matmul:M=32,N=32,K=32";
-
 class ImportChecksCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = MakeTempDir();
-    CliResult shown = RunCliIn(dir_, {"show", kWorkload, "--json"});
+    CliResult shown = RunCliIn(dir_, {"show", kMatmul32, "--json"});
     ASSERT_EQ(shown.exit_code, 0) << shown.err;
     key_ = shown.json["workload_key"].get<std::string>();
     flops_ = shown.json["flops"].get<double>();
   }
-  // An honest record of kWorkload, naive schedule, 1 ms.
+  // An honest record of kMatmul32, naive schedule, 1 ms.
   Json Record(const std::string& task_id) const {
     return Json{{"schema_version", 1},
                 {"workload_key", key_},
@@ -43,7 +41,7 @@ class ImportChecksCliTest : public ::testing::Test {
                 {"gflops", flops_ / 1e-3 / 1e9},
                 {"created_unix_ms", 1700000000000}};
   }
-  std::string shown_spec() const { return kWorkload; }
+  std::string shown_spec() const { return kMatmul32; }
   std::string File(const std::vector<std::string>& lines) {
     std::string path = absl::StrCat(dir_, "/import-", ++files_, ".jsonl");
     std::ofstream out(path);
@@ -97,7 +95,7 @@ TEST_F(ImportChecksCliTest, ForgedRecordsAreRefusedAndNothingIsStored) {
   CliResult imported = RunCliIn(dir_, {"import", File({good}), "--db", db, "--json"});
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   EXPECT_EQ(imported.json["imported"], 1);
-  CliResult best = RunCliIn(dir_, {"best", kWorkload, "--db", db, "--device-key", "x86_64-avx2-2c", "--json"});
+  CliResult best = RunCliIn(dir_, {"best", kMatmul32, "--db", db, "--device-key", "x86_64-avx2-2c", "--json"});
   EXPECT_EQ(best.json["found"], true) << best.out << best.err;
   EXPECT_EQ(best.json["seconds"], 1e-3);
 }
@@ -126,15 +124,15 @@ TEST_F(ImportChecksCliTest, BestFindsRecordsStoredUnderTheKeyWithoutTheCpuModel)
   old["device_key"] = "x86_64-avx2-2c";  // as builds before the model was in the key wrote it
   CliResult imported = RunCliIn(dir_, {"import", File({old.dump()}), "--db", db, "--json"});
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
-  CliResult best = RunCliIn(dir_, {"best", kWorkload, "--db", db, "--device-key", "x86_64-avx2-epyc9r14-2c", "--json"});
+  CliResult best = RunCliIn(dir_, {"best", kMatmul32, "--db", db, "--device-key", "x86_64-avx2-epyc9r14-2c", "--json"});
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_EQ(best.json["found"], true) << best.out;
   EXPECT_EQ(best.json["target"], "x86_64-avx2-2c");
   // Another model's key is another device: not found there.
-  CliResult other = RunCliIn(dir_, {"best", kWorkload, "--db", db, "--device-key", "x86_64-avx512-epyc9r14-2c", "--json"});
+  CliResult other = RunCliIn(dir_, {"best", kMatmul32, "--db", db, "--device-key", "x86_64-avx512-epyc9r14-2c", "--json"});
   EXPECT_EQ(other.json["found"], false) << other.out;
   // The old spelling --target still selects the device key, with a note.
-  CliResult legacy = RunCliIn(dir_, {"best", kWorkload, "--db", db, "--target", "x86_64-avx2-2c", "--json"});
+  CliResult legacy = RunCliIn(dir_, {"best", kMatmul32, "--db", db, "--target", "x86_64-avx2-2c", "--json"});
   EXPECT_EQ(legacy.json["found"], true) << legacy.out;
   EXPECT_THAT(legacy.err, HasSubstr("use --device-key for device keys"));
 }

@@ -22,9 +22,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::vector<std::string> kQuickMeasure = {"--repeat", "1", "--number", "1",
-                                                "--min-repeat-ms", "1", "--threads", "1"};
-
 std::string SaveModel(const std::string& dir, const graph::testing::OnnxBuilder& b, const std::string& name) {
   std::string path = dir + "/" + name + ".onnx";
   EXPECT_TRUE(b.Save(path));

@@ -17,8 +17,6 @@ using service_test::Cluster;
 using service_test::SmallJob;
 using ::testing::HasSubstr;
 
-constexpr char kWorkload[] = "matmul:M=32,N=32,K=32";
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -37,7 +35,7 @@ class RecordsCliTest : public ::testing::Test {
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = *std::move(cluster);
     ASSERT_TRUE(c().StartWorker().ok());
-    absl::StatusOr<v1::Job> job = c().Submit(SmallJob(kWorkload, 10, 5));
+    absl::StatusOr<v1::Job> job = c().Submit(SmallJob(kMatmul32, 10, 5));
     ASSERT_TRUE(job.ok()) << job.status();
     absl::StatusOr<v1::Job> done = c().WaitForJobEnd(job->id(), absl::Seconds(90));
     ASSERT_TRUE(done.ok()) << done.status();
@@ -58,7 +56,7 @@ TEST_F(RecordsCliTest, ExportImportRoundTripIntoASecondDatabase) {
 
   // The server exports the same lines (to stdout without --out).
   CliResult from_server = c().RunCli({"export", "--server", c().address(), "--token-file",
-                                      c().token_file(), "--workload", kWorkload});
+                                      c().token_file(), "--workload", kMatmul32});
   ASSERT_EQ(from_server.exit_code, 0) << from_server.err;
   EXPECT_EQ(Lines(from_server.out), lines);
   EXPECT_THAT(from_server.err, HasSubstr("exported 10 records"));
@@ -75,8 +73,8 @@ TEST_F(RecordsCliTest, ExportImportRoundTripIntoASecondDatabase) {
   EXPECT_EQ(again.json["duplicate"], 10);
 
   // The second database answers as the first.
-  CliResult best1 = c().RunCli({"best", kWorkload, "--db", c().db_path(), "--json"});
-  CliResult best2 = c().RunCli({"best", kWorkload, "--db", second_db, "--json"});
+  CliResult best1 = c().RunCli({"best", kMatmul32, "--db", c().db_path(), "--json"});
+  CliResult best2 = c().RunCli({"best", kMatmul32, "--db", second_db, "--json"});
   ASSERT_EQ(best2.exit_code, 0) << best2.err;
   EXPECT_TRUE(best2.json["found"].get<bool>());
   EXPECT_EQ(best2.json["schedule"], best1.json["schedule"]);

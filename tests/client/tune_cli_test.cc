@@ -19,21 +19,10 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
-constexpr char kWorkload[] = "matmul:M=64,N=64,K=64";
-constexpr double kFlops = 2.0 * 64 * 64 * 64;
-
-const std::vector<std::string> kQuickMeasure = {"--repeat", "1", "--number", "1",
-                                                "--min-repeat-ms", "1", "--threads", "1"};
-
-std::vector<std::string> With(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
 TEST(TuneCliTest, TinyTuneGivesACorrectBestAndEveryJsonField) {
   std::string dir = MakeTempDir();
   std::string db = dir + "/tune.db";
-  CliResult r = RunCliIn(dir, With({"tune", kWorkload, "--trials", "8", "--batch", "4", "--db", db,
+  CliResult r = RunCliIn(dir, With({"tune", kMatmul64, "--trials", "8", "--batch", "4", "--db", db,
                                     "--json"},
                                    kQuickMeasure));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -45,8 +34,8 @@ TEST(TuneCliTest, TinyTuneGivesACorrectBestAndEveryJsonField) {
   EXPECT_EQ(j["state"], "done");
   EXPECT_GT(j["best_gflops"].get<double>(), 0);
   EXPECT_GT(j["best_seconds"].get<double>(), 0);
-  EXPECT_NEAR(j["best_gflops"].get<double>() * 1e9 * j["best_seconds"].get<double>(), kFlops,
-              1e-3 * kFlops);
+  EXPECT_NEAR(j["best_gflops"].get<double>() * 1e9 * j["best_seconds"].get<double>(), kMatmul64Flops,
+              1e-3 * kMatmul64Flops);
   EXPECT_GT(j["wall_s"].get<double>(), 0);
   EXPECT_FALSE(j["job"].get<std::string>().empty());
   ASSERT_TRUE(j["best_schedule"].is_object());
@@ -72,7 +61,7 @@ TEST(TuneCliTest, TinyTuneGivesACorrectBestAndEveryJsonField) {
   EXPECT_THAT(r.err, HasSubstr("round 2: 8/8 trials"));
 
   // The record store has it: `best` straight from the file...
-  CliResult best = RunCliIn(dir, {"best", kWorkload, "--db", db, "--json"});
+  CliResult best = RunCliIn(dir, {"best", kMatmul64, "--db", db, "--json"});
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_TRUE(best.json["found"].get<bool>());
   EXPECT_EQ(best.json["schedule"], j["best_schedule"]);
@@ -83,7 +72,7 @@ TEST(TuneCliTest, TinyTuneGivesACorrectBestAndEveryJsonField) {
   EXPECT_THAT(r.err, HasSubstr("re-timed"));
   // ...and the schedule, measured again, is correct.
   CliResult measured =
-      RunCliIn(dir, {"measure", kWorkload, "--best", "--db", db, "--repeat", "1", "--json"});
+      RunCliIn(dir, {"measure", kMatmul64, "--best", "--db", db, "--repeat", "1", "--json"});
   ASSERT_EQ(measured.exit_code, 0) << measured.err;
   EXPECT_TRUE(measured.json["correct"].get<bool>());
   EXPECT_EQ(measured.json["best_record"]["job"], j["job"]);
@@ -94,7 +83,7 @@ TEST(TuneCliTest, TinyTuneGivesACorrectBestAndEveryJsonField) {
 
 TEST(TuneCliTest, DefaultDatabaseIsInTheWorkingFolderAndProgressIsPrinted) {
   std::string dir = MakeTempDir();
-  CliResult r = RunCliIn(dir, With({"tune", kWorkload, "--trials", "6", "--batch", "3"}, kQuickMeasure));
+  CliResult r = RunCliIn(dir, With({"tune", kMatmul64, "--trials", "6", "--batch", "3"}, kQuickMeasure));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_TRUE(std::filesystem::exists(dir + "/tuneforge.db"));
   // Text mode: the live lines and the result on stdout.
@@ -104,7 +93,7 @@ TEST(TuneCliTest, DefaultDatabaseIsInTheWorkingFolderAndProgressIsPrinted) {
                                    "(, [0-9]+ errors)?, ETA [0-9.]+ (s|min)"));
   EXPECT_THAT(r.out, HasSubstr("round 2: 6/6 trials"));
   EXPECT_THAT(r.out, ContainsRegex("best [0-9.]+ GFLOPS \\([0-9.]+ ms\\) after 6 trials"));
-  CliResult best = RunCliIn(dir, {"best", kWorkload, "--json"});
+  CliResult best = RunCliIn(dir, {"best", kMatmul64, "--json"});
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_TRUE(best.json["found"].get<bool>());
 }
@@ -112,7 +101,7 @@ TEST(TuneCliTest, DefaultDatabaseIsInTheWorkingFolderAndProgressIsPrinted) {
 TEST(TuneCliTest, CtrlCCancelsTheJobCleanlyAndKeepsItsRecords) {
   std::string dir = MakeTempDir();
   absl::StatusOr<std::unique_ptr<ChildProcess>> tune = StartCli(
-      dir, {"tune", kWorkload, "--trials", "5000", "--batch", "4", "--min-repeat-ms", "10", "--json"});
+      dir, {"tune", kMatmul64, "--trials", "5000", "--batch", "4", "--min-repeat-ms", "10", "--json"});
   ASSERT_TRUE(tune.ok()) << tune.status();
   // Wait for the first round, so there is something to keep.
   ASSERT_TRUE((*tune)->WaitForOutput(std::regex("round 1: "), absl::Seconds(90)).ok())

@@ -17,10 +17,8 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
-constexpr char kWorkload[] = "matmul:M=64,N=64,K=64";
-
 std::vector<std::string> TuneArgs(const std::string& db, int trials, std::vector<std::string> more = {}) {
-  std::vector<std::string> args = {"tune", kWorkload, "--trials", std::to_string(trials), "--batch", "4",
+  std::vector<std::string> args = {"tune", kMatmul64, "--trials", std::to_string(trials), "--batch", "4",
                                    "--db", db, "--repeat", "1", "--number", "1", "--min-repeat-ms", "1",
                                    "--threads", "1", "--json"};
   args.insert(args.end(), more.begin(), more.end());

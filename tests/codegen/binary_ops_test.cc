@@ -78,7 +78,7 @@ const std::vector<BinOp> kArithmetic = {BinOp::kAdd,      BinOp::kSub,      BinO
                                         BinOp::kFloorMod, BinOp::kMin,      BinOp::kMax};
 const std::vector<BinOp> kComparisons = {BinOp::kEQ, BinOp::kNE, BinOp::kLT,
                                          BinOp::kLE, BinOp::kGT, BinOp::kGE};
-constexpr int kN = 16;
+constexpr int kBinaryOpElements = 16;
 constexpr int kLanes = 8;
 
 // Operands with every sign combination, equal pairs, and remainders of
@@ -100,29 +100,29 @@ TYPED_TEST_SUITE(BinaryOpsTest, NumericTypes);
 TYPED_TEST(BinaryOpsTest, EveryOperatorScalarAndVectorMatchesCpp) {
   using T = TypeParam;
   DType t = DTypeOf<T>();
-  te::Buffer A = Buf("A", {kN}, t), B = Buf("B", {kN}, t);
+  te::Buffer A = Buf("A", {kBinaryOpElements}, t), B = Buf("B", {kBinaryOpElements}, t);
   std::vector<te::Buffer> args = {A, B};
   std::vector<Stmt> body;
   std::vector<BinOp> ops = kArithmetic;
   ops.insert(ops.end(), kComparisons.begin(), kComparisons.end());
   for (BinOp op : ops) {
     DType out_type = te::IsComparison(op) ? DType::Bool() : t;
-    te::Buffer scalar_out = Buf(std::string("s_") + te::BinOpSymbol(op), {kN}, out_type);
-    te::Buffer vector_out = Buf(std::string("v_") + te::BinOpSymbol(op), {kN}, out_type);
+    te::Buffer scalar_out = Buf(std::string("s_") + te::BinOpSymbol(op), {kBinaryOpElements}, out_type);
+    te::Buffer vector_out = Buf(std::string("v_") + te::BinOpSymbol(op), {kBinaryOpElements}, out_type);
     args.push_back(scalar_out);
     args.push_back(vector_out);
-    body.push_back(Loop("i", kN, [&](Expr i) {
+    body.push_back(Loop("i", kBinaryOpElements, [&](Expr i) {
       return St(scalar_out, i, te::MakeBinary(op, Ld(A, i), Ld(B, i)));
     }));
-    body.push_back(Loop("v", kN / kLanes, [&](Expr v) {
+    body.push_back(Loop("v", kBinaryOpElements / kLanes, [&](Expr v) {
       Expr idx = Vec(v * kLanes, kLanes);
       return St(vector_out, idx, te::MakeBinary(op, Ld(A, idx), Ld(B, idx)));
     }));
   }
   std::vector<T> a, b;
   Operands(a, b);
-  std::vector<std::vector<T>> arith_out(2 * kArithmetic.size(), std::vector<T>(kN));
-  std::vector<std::vector<uint8_t>> compare_out(2 * kComparisons.size(), std::vector<uint8_t>(kN, 7));
+  std::vector<std::vector<T>> arith_out(2 * kArithmetic.size(), std::vector<T>(kBinaryOpElements));
+  std::vector<std::vector<uint8_t>> compare_out(2 * kComparisons.size(), std::vector<uint8_t>(kBinaryOpElements, 7));
   std::vector<void*> ptrs = {a.data(), b.data()};
   for (auto& o : arith_out) ptrs.push_back(o.data());
   for (auto& o : compare_out) ptrs.push_back(o.data());
@@ -131,7 +131,7 @@ TYPED_TEST(BinaryOpsTest, EveryOperatorScalarAndVectorMatchesCpp) {
   ASSERT_EQ(*rc, 0);
 
   for (size_t k = 0; k < kArithmetic.size(); ++k) {
-    for (int i = 0; i < kN; ++i) {
+    for (int i = 0; i < kBinaryOpElements; ++i) {
       T want = ArithRef(kArithmetic[k], a[i], b[i]);
       std::string what = std::string(te::BinOpSymbol(kArithmetic[k])) + " of " +
                          std::to_string(a[i]) + ", " + std::to_string(b[i]);
@@ -146,7 +146,7 @@ TYPED_TEST(BinaryOpsTest, EveryOperatorScalarAndVectorMatchesCpp) {
     }
   }
   for (size_t k = 0; k < kComparisons.size(); ++k) {
-    for (int i = 0; i < kN; ++i) {
+    for (int i = 0; i < kBinaryOpElements; ++i) {
       uint8_t want = CompareRef(kComparisons[k], a[i], b[i]) ? 1 : 0;
       EXPECT_EQ(compare_out[2 * k][i], want) << "scalar " << te::BinOpSymbol(kComparisons[k]);
       EXPECT_EQ(compare_out[2 * k + 1][i], want) << "vector " << te::BinOpSymbol(kComparisons[k]);
@@ -164,32 +164,32 @@ TYPED_TEST_SUITE(FloorByConstantTest, IntTypes);
 TYPED_TEST(FloorByConstantTest, NegativeDividendsScalarAndVector) {
   using T = TypeParam;
   DType t = DTypeOf<T>();
-  te::Buffer A = Buf("A", {kN}, t);
+  te::Buffer A = Buf("A", {kBinaryOpElements}, t);
   std::vector<te::Buffer> args = {A};
   std::vector<Stmt> body;
   const std::vector<int64_t> divisors = {4, 3, 7, 1, -3};
   for (int64_t d : divisors) {
     for (BinOp op : {BinOp::kFloorDiv, BinOp::kFloorMod}) {
-      te::Buffer s = Buf("s", {kN}, t), v = Buf("v", {kN}, t);
+      te::Buffer s = Buf("s", {kBinaryOpElements}, t), v = Buf("v", {kBinaryOpElements}, t);
       args.push_back(s);
       args.push_back(v);
       Expr c = te::IntConst(d, t);
-      body.push_back(Loop("i", kN, [&](Expr i) { return St(s, i, te::MakeBinary(op, Ld(A, i), c)); }));
-      body.push_back(Loop("j", kN / kLanes, [&](Expr j) {
+      body.push_back(Loop("i", kBinaryOpElements, [&](Expr i) { return St(s, i, te::MakeBinary(op, Ld(A, i), c)); }));
+      body.push_back(Loop("j", kBinaryOpElements / kLanes, [&](Expr j) {
         Expr idx = Vec(j * kLanes, kLanes);
         return St(v, idx, te::MakeBinary(op, Ld(A, idx), Splat(c, kLanes)));
       }));
     }
   }
   std::vector<T> a = {-9, -8, -7, -5, -4, -3, -1, 0, 1, 3, 4, 5, 7, 8, 9, 100};
-  std::vector<std::vector<T>> out(4 * divisors.size(), std::vector<T>(kN));
+  std::vector<std::vector<T>> out(4 * divisors.size(), std::vector<T>(kBinaryOpElements));
   std::vector<void*> ptrs = {a.data()};
   for (auto& o : out) ptrs.push_back(o.data());
   absl::StatusOr<int32_t> rc = RunKernel(Func("floor_const", args, Seq(body)), ptrs);
   ASSERT_TRUE(rc.ok()) << rc.status();
   for (size_t k = 0; k < divisors.size(); ++k) {
     T d = static_cast<T>(divisors[k]);
-    for (int i = 0; i < kN; ++i) {
+    for (int i = 0; i < kBinaryOpElements; ++i) {
       EXPECT_EQ(out[4 * k][i], FloorDivRef(a[i], d)) << a[i] << " // " << divisors[k];
       EXPECT_EQ(out[4 * k + 1][i], FloorDivRef(a[i], d)) << "vector " << a[i] << " // " << divisors[k];
       EXPECT_EQ(out[4 * k + 2][i], FloorModRef(a[i], d)) << a[i] << " %% " << divisors[k];

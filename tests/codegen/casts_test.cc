@@ -11,7 +11,7 @@ namespace tuneforge::codegen::testing {
 namespace {
 
 using te::ScalarType;
-constexpr int kN = 8;
+constexpr int kCastElements = 8;
 
 // Source values, as doubles, chosen so every conversion is defined
 // (float -> int8 stays in range; wider ints wrap when narrowed).
@@ -86,21 +86,21 @@ TEST(CastsTest, EveryPairScalarAndVectorMatchesCpp) {
   std::vector<Column> inputs, expected, outputs_scalar, outputs_vector;
   std::vector<Stmt> body;
   for (ScalarType from : types) {
-    te::Buffer in = Buf("in", {kN}, DType{from, 1});
+    te::Buffer in = Buf("in", {kCastElements}, DType{from, 1});
     args.push_back(in);
     inputs.push_back(Convert(ScalarType::kFloat64, SourceValues(from), from));
   }
   for (size_t f = 0; f < types.size(); ++f) {
     for (ScalarType to : types) {
       if (to == types[f]) continue;
-      te::Buffer s = Buf("s", {kN}, DType{to, 1}), v = Buf("v", {kN}, DType{to, 1});
+      te::Buffer s = Buf("s", {kCastElements}, DType{to, 1}), v = Buf("v", {kCastElements}, DType{to, 1});
       args.push_back(s);
       args.push_back(v);
       const te::Buffer& in = args[f];
-      body.push_back(Loop("i", kN, [&](Expr i) {
+      body.push_back(Loop("i", kCastElements, [&](Expr i) {
         return St(s, i, te::MakeCast(DType{to, 1}, Ld(in, i)));
       }));
-      body.push_back(St(v, Vec(0, kN), te::MakeCast(DType{to, kN}, Ld(in, Vec(0, kN)))));
+      body.push_back(St(v, Vec(0, kCastElements), te::MakeCast(DType{to, kCastElements}, Ld(in, Vec(0, kCastElements)))));
       expected.push_back(Convert(types[f], SourceValues(types[f]), to));
       outputs_scalar.push_back(Column{to, std::vector<unsigned char>(expected.back().bytes.size(), 0xAB)});
       outputs_vector.push_back(outputs_scalar.back());

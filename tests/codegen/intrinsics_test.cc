@@ -11,7 +11,7 @@ namespace tuneforge::codegen::testing {
 namespace {
 
 using te::Intrinsic;
-constexpr int kN = 8;
+constexpr int kIntrinsicElements = 8;
 
 double Reference(Intrinsic fn, double x, double y) {
   switch (fn) {
@@ -52,12 +52,12 @@ TYPED_TEST(IntrinsicsTest, EveryIntrinsicScalarAndVectorMatchesLibm) {
   // Halves test round's ties (away from zero, like std::round).
   std::vector<T> any = {-2.5, -1.3, -0.5, 0, 0.2, 0.5, 1.7, 2.5};
   std::vector<T> pos = {0.1, 0.5, 1, 1.5, 2, 3.3, 7, 10};
-  te::Buffer Any = Buf("any", {kN}, t), Pos = Buf("pos", {kN}, t);
+  te::Buffer Any = Buf("any", {kIntrinsicElements}, t), Pos = Buf("pos", {kIntrinsicElements}, t);
   std::vector<te::Buffer> args = {Any, Pos};
   std::vector<Stmt> body;
   for (Intrinsic fn : kAll) {
-    te::Buffer s = Buf(std::string("s_") + te::IntrinsicName(fn), {kN}, t);
-    te::Buffer v = Buf(std::string("v_") + te::IntrinsicName(fn), {kN}, t);
+    te::Buffer s = Buf(std::string("s_") + te::IntrinsicName(fn), {kIntrinsicElements}, t);
+    te::Buffer v = Buf(std::string("v_") + te::IntrinsicName(fn), {kIntrinsicElements}, t);
     args.push_back(s);
     args.push_back(v);
     const te::Buffer& in = NeedsPositive(fn) ? Pos : Any;
@@ -66,10 +66,10 @@ TYPED_TEST(IntrinsicsTest, EveryIntrinsicScalarAndVectorMatchesLibm) {
       if (fn == Intrinsic::kPow) call_args.push_back(Ld(Any, index));
       return te::MakeCall(fn, call_args);
     };
-    body.push_back(Loop("i", kN, [&](Expr i) { return St(s, i, call(i)); }));
-    body.push_back(St(v, Vec(0, kN), call(Vec(0, kN))));
+    body.push_back(Loop("i", kIntrinsicElements, [&](Expr i) { return St(s, i, call(i)); }));
+    body.push_back(St(v, Vec(0, kIntrinsicElements), call(Vec(0, kIntrinsicElements))));
   }
-  std::vector<std::vector<T>> out(2 * kAll.size(), std::vector<T>(kN));
+  std::vector<std::vector<T>> out(2 * kAll.size(), std::vector<T>(kIntrinsicElements));
   std::vector<void*> ptrs = {any.data(), pos.data()};
   for (auto& o : out) ptrs.push_back(o.data());
   absl::StatusOr<int32_t> rc = RunKernel(Func("intrinsics", args, Seq(body)), ptrs);
@@ -77,7 +77,7 @@ TYPED_TEST(IntrinsicsTest, EveryIntrinsicScalarAndVectorMatchesLibm) {
   double tolerance = sizeof(T) == 4 ? 2e-6 : 1e-12;
   for (size_t k = 0; k < kAll.size(); ++k) {
     const std::vector<T>& in = NeedsPositive(kAll[k]) ? pos : any;
-    for (int i = 0; i < kN; ++i) {
+    for (int i = 0; i < kIntrinsicElements; ++i) {
       T want = static_cast<T>(Reference(kAll[k], in[i], any[i]));
       double bound = tolerance * (1 + std::abs(static_cast<double>(want)));
       EXPECT_NEAR(out[2 * k][i], want, bound) << "scalar " << te::IntrinsicName(kAll[k]) << "(" << in[i] << ")";
@@ -93,14 +93,14 @@ TEST(IntrinsicsTest, IntegerAbsScalarAndVector) {
     return Expr(std::make_shared<const te::ExprNode>(
         te::ExprNode{e.dtype(), te::Call{Intrinsic::kAbs, {e}}}));
   };
-  te::Buffer A = Buf("A", {kN}, DType::Int32()), S = Buf("S", {kN}, DType::Int32());
-  te::Buffer V = Buf("V", {kN}, DType::Int32());
-  Stmt body = Seq({Loop("i", kN, [&](Expr i) { return St(S, i, int_abs(Ld(A, i))); }),
-                   St(V, Vec(0, kN), int_abs(Ld(A, Vec(0, kN))))});
-  std::vector<int32_t> a = {-7, -1, 0, 1, 5, -100000, 3, -2}, s(kN), v(kN);
+  te::Buffer A = Buf("A", {kIntrinsicElements}, DType::Int32()), S = Buf("S", {kIntrinsicElements}, DType::Int32());
+  te::Buffer V = Buf("V", {kIntrinsicElements}, DType::Int32());
+  Stmt body = Seq({Loop("i", kIntrinsicElements, [&](Expr i) { return St(S, i, int_abs(Ld(A, i))); }),
+                   St(V, Vec(0, kIntrinsicElements), int_abs(Ld(A, Vec(0, kIntrinsicElements))))});
+  std::vector<int32_t> a = {-7, -1, 0, 1, 5, -100000, 3, -2}, s(kIntrinsicElements), v(kIntrinsicElements);
   absl::StatusOr<int32_t> rc = RunKernel(Func("int_abs", {A, S, V}, body), {a.data(), s.data(), v.data()});
   ASSERT_TRUE(rc.ok()) << rc.status();
-  for (int i = 0; i < kN; ++i) {
+  for (int i = 0; i < kIntrinsicElements; ++i) {
     EXPECT_EQ(s[i], std::abs(a[i]));
     EXPECT_EQ(v[i], std::abs(a[i]));
   }

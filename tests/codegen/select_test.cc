@@ -12,7 +12,7 @@ namespace tuneforge::codegen::testing {
 namespace {
 
 using Guard = GuardedBuffer::Guard;
-constexpr int kN = 32;  // elements of A
+constexpr int kSelectElements = 32;  // elements of A
 constexpr int kLanes = 8;
 
 void Fill(float* a, int n) {
@@ -23,7 +23,7 @@ void Fill(float* a, int n) {
 // LLVM cannot fold them away and delete an unguarded load as dead code:
 // the tests must fail when the guard is missing.
 te::Buffer Limits() { return Buf("Lim", {2}, DType::Int64()); }
-int64_t kLimits[2] = {1, kN};  // Lim[0] = 1, Lim[1] = kN
+int64_t kLimits[2] = {1, kSelectElements};  // Lim[0] = 1, Lim[1] = kSelectElements
 
 // Every test runs at -O0 and -O3. At -O3 on AVX-512 machines LLVM may turn
 // an unguarded select of a load into a fault-suppressing masked load, which
@@ -35,49 +35,49 @@ INSTANTIATE_TEST_SUITE_P(OptLevels, SelectTest, ::testing::Values(0, 3),
                          });
 
 TEST_P(SelectTest, ScalarArmNotTakenDoesNotLoadBeforeTheBuffer) {
-  GuardedBuffer a(kN * sizeof(float), Guard::kBefore);
-  Fill(a.as<float>(), kN);
-  te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN}), Lim = Limits();
-  auto f = Func("pad_left", {A, B, Lim}, Loop("i", kN, [&](Expr i) {
+  GuardedBuffer a(kSelectElements * sizeof(float), Guard::kBefore);
+  Fill(a.as<float>(), kSelectElements);
+  te::Buffer A = Buf("A", {kSelectElements}), B = Buf("B", {kSelectElements}), Lim = Limits();
+  auto f = Func("pad_left", {A, B, Lim}, Loop("i", kSelectElements, [&](Expr i) {
                   return St(B, i, te::MakeSelect(i >= Ld(Lim, 0), Ld(A, i - 1), Expr(0.0f)));
                 }));
-  std::vector<float> b(kN, -1);
+  std::vector<float> b(kSelectElements, -1);
   absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = GetParam()});
   ASSERT_TRUE(rc.ok()) << rc.status();
   EXPECT_EQ(b[0], 0.0f);
-  for (int i = 1; i < kN; ++i) EXPECT_EQ(b[i], a.as<float>()[i - 1]);
+  for (int i = 1; i < kSelectElements; ++i) EXPECT_EQ(b[i], a.as<float>()[i - 1]);
 }
 
 TEST_P(SelectTest, ScalarArmNotTakenDoesNotLoadPastTheBuffer) {
-  GuardedBuffer a(kN * sizeof(float), Guard::kAfter);
-  Fill(a.as<float>(), kN);
-  te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN + 5}), Lim = Limits();
+  GuardedBuffer a(kSelectElements * sizeof(float), Guard::kAfter);
+  Fill(a.as<float>(), kSelectElements);
+  te::Buffer A = Buf("A", {kSelectElements}), B = Buf("B", {kSelectElements + 5}), Lim = Limits();
   // The false arm loads too: both arms are guarded by the branch.
-  auto f = Func("pad_right", {A, B, Lim}, Loop("i", kN + 5, [&](Expr i) {
+  auto f = Func("pad_right", {A, B, Lim}, Loop("i", kSelectElements + 5, [&](Expr i) {
                   return St(B, i, te::MakeSelect(i >= Ld(Lim, 1), Ld(A, Expr(0)) * 0.0f, Ld(A, i)));
                 }));
-  std::vector<float> b(kN + 5, -1);
+  std::vector<float> b(kSelectElements + 5, -1);
   absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = GetParam()});
   ASSERT_TRUE(rc.ok()) << rc.status();
-  for (int i = 0; i < kN; ++i) EXPECT_EQ(b[i], a.as<float>()[i]);
-  for (int i = kN; i < kN + 5; ++i) EXPECT_EQ(b[i], 0.0f);
+  for (int i = 0; i < kSelectElements; ++i) EXPECT_EQ(b[i], a.as<float>()[i]);
+  for (int i = kSelectElements; i < kSelectElements + 5; ++i) EXPECT_EQ(b[i], 0.0f);
 }
 
 TEST_P(SelectTest, VectorContiguousLoadIsMaskedPerLane) {
-  GuardedBuffer a(kN * sizeof(float), Guard::kBefore);
-  Fill(a.as<float>(), kN);
-  te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN}), Lim = Limits();
-  auto f = Func("vpad_left", {A, B, Lim}, Loop("v", kN / kLanes, [&](Expr v) {
+  GuardedBuffer a(kSelectElements * sizeof(float), Guard::kBefore);
+  Fill(a.as<float>(), kSelectElements);
+  te::Buffer A = Buf("A", {kSelectElements}), B = Buf("B", {kSelectElements}), Lim = Limits();
+  auto f = Func("vpad_left", {A, B, Lim}, Loop("v", kSelectElements / kLanes, [&](Expr v) {
                   Expr lanes = Vec(v * kLanes, kLanes);
                   Expr shifted = Vec(v * kLanes - 1, kLanes);
                   return St(B, lanes, te::MakeSelect(lanes >= Splat(Ld(Lim, 0), kLanes), Ld(A, shifted),
                                                      Splat(Expr(0.0f), kLanes)));
                 }));
-  std::vector<float> b(kN, -1);
+  std::vector<float> b(kSelectElements, -1);
   absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = GetParam()});
   ASSERT_TRUE(rc.ok()) << rc.status();
   EXPECT_EQ(b[0], 0.0f);
-  for (int i = 1; i < kN; ++i) EXPECT_EQ(b[i], a.as<float>()[i - 1]);
+  for (int i = 1; i < kSelectElements; ++i) EXPECT_EQ(b[i], a.as<float>()[i - 1]);
   // The load stays a vector load (masked), not a per-lane branch.
   absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host(), {.opt_level = GetParam()});
   ASSERT_TRUE(ir.ok()) << ir.status();
@@ -87,22 +87,22 @@ TEST_P(SelectTest, VectorContiguousLoadIsMaskedPerLane) {
 // B[v * kLanes + l] = A[v * step + l * stride] where that is inside A (the
 // page after A is guarded), else -5; run at the test's level and checked.
 lower::LoweredFunc RunStridedReadUnderASelect(const char* name, int step, int stride, int opt_level) {
-  GuardedBuffer a(kN * sizeof(float), Guard::kAfter);
-  Fill(a.as<float>(), kN);
-  te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN}), Lim = Limits();
-  auto f = Func(name, {A, B, Lim}, Loop("v", kN / kLanes, [&](Expr v) {
+  GuardedBuffer a(kSelectElements * sizeof(float), Guard::kAfter);
+  Fill(a.as<float>(), kSelectElements);
+  te::Buffer A = Buf("A", {kSelectElements}), B = Buf("B", {kSelectElements}), Lim = Limits();
+  auto f = Func(name, {A, B, Lim}, Loop("v", kSelectElements / kLanes, [&](Expr v) {
                   Expr strided = Vec(v * step, kLanes, stride);
                   return St(B, Vec(v * kLanes, kLanes),
                             te::MakeSelect(strided < Splat(Ld(Lim, 1), kLanes), Ld(A, strided),
                                            Splat(Expr(-5.0f), kLanes)));
                 }));
-  std::vector<float> b(kN, -1);
+  std::vector<float> b(kSelectElements, -1);
   absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = opt_level});
   EXPECT_TRUE(rc.ok()) << rc.status();
-  for (int v = 0; v < kN / kLanes; ++v) {
+  for (int v = 0; v < kSelectElements / kLanes; ++v) {
     for (int l = 0; l < kLanes; ++l) {
       int i = v * step + stride * l;
-      EXPECT_EQ(b[v * kLanes + l], i < kN ? a.as<float>()[i] : -5.0f) << v << " " << l;
+      EXPECT_EQ(b[v * kLanes + l], i < kSelectElements ? a.as<float>()[i] : -5.0f) << v << " " << l;
     }
   }
   return f;
@@ -130,11 +130,11 @@ TEST_P(SelectTest, WideStrideGatherUnderAMaskReadsOnlyInsideTheBuffer) {
 }
 
 TEST_P(SelectTest, NestedVectorSelectsCombineMasks) {
-  GuardedBuffer a(kN * sizeof(float), Guard::kBefore);
-  Fill(a.as<float>(), kN);
-  te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN}), Lim = Limits();
+  GuardedBuffer a(kSelectElements * sizeof(float), Guard::kBefore);
+  Fill(a.as<float>(), kSelectElements);
+  te::Buffer A = Buf("A", {kSelectElements}), B = Buf("B", {kSelectElements}), Lim = Limits();
   // Inner select reads A[i-2] where i >= 2, inside an outer one with i >= 1.
-  auto f = Func("nested", {A, B, Lim}, Loop("v", kN / kLanes, [&](Expr v) {
+  auto f = Func("nested", {A, B, Lim}, Loop("v", kSelectElements / kLanes, [&](Expr v) {
                   Expr i = Vec(v * kLanes, kLanes);
                   Expr one = Splat(Ld(Lim, 0), kLanes);
                   Expr zero = Splat(Expr(0.0f), kLanes);
@@ -142,13 +142,13 @@ TEST_P(SelectTest, NestedVectorSelectsCombineMasks) {
                   Expr outer = te::MakeSelect(i >= one, inner + Ld(A, Vec(v * kLanes - 1, kLanes)), zero);
                   return St(B, i, outer);
                 }));
-  std::vector<float> b(kN, -1);
+  std::vector<float> b(kSelectElements, -1);
   absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = GetParam()});
   ASSERT_TRUE(rc.ok()) << rc.status();
   const float* x = a.as<float>();
   EXPECT_EQ(b[0], 0.0f);
   EXPECT_EQ(b[1], x[0]);
-  for (int i = 2; i < kN; ++i) EXPECT_EQ(b[i], x[i - 2] + x[i - 1]) << i;
+  for (int i = 2; i < kSelectElements; ++i) EXPECT_EQ(b[i], x[i - 2] + x[i - 1]) << i;
 }
 
 TEST_P(SelectTest, ScalarLoadInsideMaskedVectorArmIsSkippedWhenNoLaneIsSelected) {

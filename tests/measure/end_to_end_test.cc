@@ -45,7 +45,7 @@ std::vector<Step> TiledMatmul(int stage) {
   };
 }
 
-std::unique_ptr<Measurer> MakeMeasurer() {
+std::unique_ptr<Measurer> MakeTimingMeasurer() {
   MeasureOptions options;
   options.min_repeat_ms = 20;
   auto m = Measurer::Create(codegen::Target::Host(), options);
@@ -57,7 +57,7 @@ TEST(EndToEndTest, TiledParallelVectorizedMatmulIsCorrectAndTimed) {
   te::ComputeDagPtr dag = Workload("matmul:M=128,N=128,K=128");
   ASSERT_NE(dag, nullptr);
   const int stage = dag->OutputOps()[0];
-  auto m = MakeMeasurer();
+  auto m = MakeTimingMeasurer();
   ASSERT_NE(m, nullptr);
   std::vector<MeasureResult> r = m->Measure(dag, {{}, TiledMatmul(stage)});
   ASSERT_EQ(r.size(), 2u);
@@ -92,7 +92,7 @@ TEST(EndToEndTest, ASharedObjectFromTheBuilderIsCheckedAndTimedInTheRunner) {
   absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(reply.args());
   ASSERT_TRUE(args.ok()) << args.status();
   shared.args = *args;
-  auto m = MakeMeasurer();
+  auto m = MakeTimingMeasurer();
   ASSERT_NE(m, nullptr);
   std::vector<MeasureResult> r = m->MeasureBuilt(*dag, BuildReference(dag, codegen::Target::Host()), {shared});
   ASSERT_EQ(r.size(), 1u);
@@ -108,7 +108,7 @@ TEST(EndToEndTest, BadSchedulesFailAloneInABatch) {
   std::vector<std::vector<Step>> candidates;
   for (int i = 0; i < 6; ++i) candidates.push_back(TiledMatmul(stage));
   candidates[2] = {SplitStep{stage, 7, {4}, true}};  // no iterator 7
-  auto m = MakeMeasurer();
+  auto m = MakeTimingMeasurer();
   ASSERT_NE(m, nullptr);
   std::vector<MeasureResult> r = m->Measure(dag, candidates);
   ASSERT_EQ(r.size(), 6u);

@@ -13,7 +13,7 @@ namespace {
 using testing::ElementwiseWorkload;
 using ::testing::HasSubstr;
 
-std::unique_ptr<Measurer> MakeMeasurer(MeasureOptions options = {}) {
+std::unique_ptr<Measurer> MakeUntimedMeasurer(MeasureOptions options = {}) {
   options.min_repeat_ms = 0;  // these tests are about outcomes, not timing quality
   options.threads = 1;
   absl::StatusOr<std::unique_ptr<Measurer>> m = Measurer::Create(codegen::Target::Host(), options);
@@ -35,7 +35,7 @@ class RunnerIsolationTest : public ::testing::Test {
 };
 
 TEST_F(RunnerIsolationTest, CorrectKernelGetsATime) {
-  auto m = MakeMeasurer();
+  auto m = MakeUntimedMeasurer();
   ASSERT_NE(m, nullptr);
   auto results = m->MeasureBuilt(*w_.dag(), reference_, {w_.Build(w_.Correct())});
   ASSERT_EQ(results.size(), 1u);
@@ -46,7 +46,7 @@ TEST_F(RunnerIsolationTest, CorrectKernelGetsATime) {
 }
 
 TEST_F(RunnerIsolationTest, KernelWritingZerosIsAWrongAnswer) {
-  auto m = MakeMeasurer();
+  auto m = MakeUntimedMeasurer();
   auto results =
       m->MeasureBuilt(*w_.dag(), reference_, {w_.Build(w_.Zeros()), w_.Build(w_.Correct())});
   ASSERT_EQ(results.size(), 2u);
@@ -62,7 +62,7 @@ TEST_F(RunnerIsolationTest, KernelWritingZerosIsAWrongAnswer) {
 TEST_F(RunnerIsolationTest, SkippedElementIsCaughtEvenAfterACorrectRun) {
   // The correct kernel runs first and leaves right values in the output
   // buffer; the next one skips the last element and must still fail.
-  auto m = MakeMeasurer();
+  auto m = MakeUntimedMeasurer();
   auto results =
       m->MeasureBuilt(*w_.dag(), reference_,
                       {w_.Build(w_.Correct()), w_.Build(w_.Correct(ElementwiseWorkload::kN - 1))});
@@ -72,7 +72,7 @@ TEST_F(RunnerIsolationTest, SkippedElementIsCaughtEvenAfterACorrectRun) {
 }
 
 TEST_F(RunnerIsolationTest, SegfaultCostsOneCandidate) {
-  auto m = MakeMeasurer();
+  auto m = MakeUntimedMeasurer();
   auto results =
       m->MeasureBuilt(*w_.dag(), reference_,
                       {w_.Build(w_.Correct()), w_.Build(w_.Segfault()), w_.Build(w_.Correct())});
@@ -87,7 +87,7 @@ TEST_F(RunnerIsolationTest, SegfaultCostsOneCandidate) {
 TEST_F(RunnerIsolationTest, EndlessLoopTimesOutAndTheRunnerIsReplaced) {
   MeasureOptions options;
   options.timeout_s = 1;
-  auto m = MakeMeasurer(options);
+  auto m = MakeUntimedMeasurer(options);
   auto start = std::chrono::steady_clock::now();
   auto results =
       m->MeasureBuilt(*w_.dag(), reference_, {w_.Build(w_.Endless()), w_.Build(w_.Correct())});
@@ -103,7 +103,7 @@ TEST_F(RunnerIsolationTest, EndlessLoopTimesOutAndTheRunnerIsReplaced) {
 TEST_F(RunnerIsolationTest, FailedAllocationIsOutOfMemory) {
   MeasureOptions options;
   options.memory_limit_mb = 4096;
-  auto m = MakeMeasurer(options);
+  auto m = MakeUntimedMeasurer(options);
   auto results = m->MeasureBuilt(*w_.dag(), reference_,
                                  {w_.Build(w_.HugeAllocation()), w_.Build(w_.Correct())});
   ASSERT_EQ(results.size(), 2u);
@@ -134,7 +134,7 @@ TEST_F(RunnerIsolationTest, ArgumentsBeyondTheMemoryLimitAreOutOfMemory) {
   ASSERT_TRUE(k.ok()) << k.error;
   MeasureOptions options;
   options.memory_limit_mb = 4096;  // the two 8 GiB tensors cannot fit
-  auto m = MakeMeasurer(options);
+  auto m = MakeUntimedMeasurer(options);
   auto results = m->MeasureBuilt(*dag, k, {k});
   EXPECT_EQ(results[0].error_kind, MeasureErrorKind::kOutOfMemory);
   EXPECT_THAT(results[0].error, HasSubstr("cannot allocate"));
@@ -143,7 +143,7 @@ TEST_F(RunnerIsolationTest, ArgumentsBeyondTheMemoryLimitAreOutOfMemory) {
 }
 
 TEST_F(RunnerIsolationTest, KernelWritingItsInputIsAWrongAnswer) {
-  auto m = MakeMeasurer();
+  auto m = MakeUntimedMeasurer();
   auto results = m->MeasureBuilt(*w_.dag(), reference_,
                                  {w_.Build(w_.ClobbersInput()), w_.Build(w_.Correct())});
   EXPECT_EQ(results[0].error_kind, MeasureErrorKind::kWrongAnswer);
@@ -153,7 +153,7 @@ TEST_F(RunnerIsolationTest, KernelWritingItsInputIsAWrongAnswer) {
 }
 
 TEST_F(RunnerIsolationTest, CrashingReferenceIsNamed) {
-  auto m = MakeMeasurer();
+  auto m = MakeUntimedMeasurer();
   BuiltKernel bad_reference = w_.Build(w_.Segfault());
   auto results = m->MeasureBuilt(*w_.dag(), bad_reference, {w_.Build(w_.Correct())});
   EXPECT_EQ(results[0].error_kind, MeasureErrorKind::kRuntimeCrash);
@@ -177,7 +177,7 @@ TEST_F(RunnerIsolationTest, BuildFailuresStayWithTheirCandidate) {
       EXPECT_FALSE(built[i].object.object.empty());
     }
   }
-  auto m = MakeMeasurer();
+  auto m = MakeUntimedMeasurer();
   auto results = m->MeasureBuilt(*w_.dag(), reference_, built);
   ASSERT_EQ(results.size(), 8u);
   for (int i = 0; i < 8; ++i) {

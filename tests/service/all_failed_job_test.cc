@@ -13,7 +13,7 @@ using ::testing::HasSubstr;
 
 // 2.7e8 flops in 1 ms would take 270 GFLOPS on one thread, which no
 // schedule of a 512^3 matmul reaches here: every candidate times out.
-constexpr char kWorkload[] = "matmul:M=512,N=512,K=512";
+constexpr char kMatmul512[] = "matmul:M=512,N=512,K=512";
 constexpr double kTimeoutS = 0.001;
 
 TEST(AllFailedJobTest, WatchExitsNonZeroWhenNoCandidateSucceeded) {
@@ -21,7 +21,7 @@ TEST(AllFailedJobTest, WatchExitsNonZeroWhenNoCandidateSucceeded) {
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   Cluster& c = **cluster;
   ASSERT_TRUE(c.StartWorker().ok());
-  v1::JobSpec spec = SmallJob(kWorkload, 3, 3);
+  v1::JobSpec spec = SmallJob(kMatmul512, 3, 3);
   spec.mutable_measure()->set_timeout_s(kTimeoutS);
   absl::StatusOr<v1::Job> job = c.Submit(spec);
   ASSERT_TRUE(job.ok()) << job.status();
@@ -49,7 +49,7 @@ TEST(AllFailedJobTest, EmbeddedTuneExitsNonZeroWhenNoCandidateSucceeded) {
   absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   Cluster& c = **cluster;
-  CliResult tune = c.RunCli({"tune", kWorkload, "--trials", "2", "--batch", "2", "--policy", "random",
+  CliResult tune = c.RunCli({"tune", kMatmul512, "--trials", "2", "--batch", "2", "--policy", "random",
                              "--threads", "1", "--number", "1", "--repeat", "1", "--timeout", "0.001",
                              "--db", c.dir() + "/embedded.db", "--json"},
                             absl::Seconds(180));

@@ -34,6 +34,23 @@ inline constexpr char kTestDeviceKey[] = "e2e-cpu";
 // key it probes.
 inline constexpr char kProbedDeviceKey[] = "<probed>";
 
+// The matmuls the tests tune, shared by name: a unity build (tests/CMakeLists.txt)
+// compiles several test files as one, so file-local constants must not repeat.
+inline constexpr char kMatmul32[] = "matmul:M=32,N=32,K=32";
+inline constexpr double kMatmul32Flops = 2.0 * 32 * 32 * 32;
+inline constexpr char kMatmul64[] = "matmul:M=64,N=64,K=64";
+inline constexpr double kMatmul64Flops = 2.0 * 64 * 64 * 64;
+
+// CLI measure flags that take milliseconds per candidate.
+inline const std::vector<std::string> kQuickMeasure = {"--repeat", "1", "--number", "1",
+                                                       "--min-repeat-ms", "1", "--threads", "1"};
+
+// `args` followed by `more`.
+inline std::vector<std::string> With(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
 std::string BinDir();
 
 struct ClusterOptions {

@@ -10,8 +10,6 @@ namespace {
 
 using ::testing::UnorderedElementsAre;
 
-constexpr char kWorkload[] = "matmul:M=32,N=32,K=32";
-
 TEST(JobCompletionTest, TwoWorkersCompleteAJobAndItsBestIsQueryable) {
   absl::StatusOr<std::unique_ptr<Cluster>> cluster = Cluster::Start();
   ASSERT_TRUE(cluster.ok()) << cluster.status();
@@ -22,7 +20,7 @@ TEST(JobCompletionTest, TwoWorkersCompleteAJobAndItsBestIsQueryable) {
   ASSERT_TRUE(w1.ok()) << w1.status();
 
   // Slow enough per candidate (>= 40 ms) that one worker cannot take all.
-  v1::JobSpec spec = SmallJob(kWorkload, 24, 8);
+  v1::JobSpec spec = SmallJob(kMatmul32, 24, 8);
   spec.mutable_measure()->set_min_repeat_ms(40);
   absl::StatusOr<v1::Job> submitted = c.Submit(spec);
   ASSERT_TRUE(submitted.ok()) << submitted.status();
@@ -45,7 +43,7 @@ TEST(JobCompletionTest, TwoWorkersCompleteAJobAndItsBestIsQueryable) {
   }
 
   // The CLI through the server.
-  CliResult best = c.RunCliOnServer({"best", kWorkload, "--target", kTestDeviceKey});
+  CliResult best = c.RunCliOnServer({"best", kMatmul32, "--target", kTestDeviceKey});
   ASSERT_EQ(best.exit_code, 0) << best.err;
   ASSERT_TRUE(best.json.is_object()) << best.out;
   EXPECT_TRUE(best.json["found"].get<bool>());
@@ -59,7 +57,7 @@ TEST(JobCompletionTest, TwoWorkersCompleteAJobAndItsBestIsQueryable) {
   EXPECT_GE(retimed, 3);
 
   // The same answer from the database file (WAL: readable while the server runs).
-  CliResult from_db = c.RunCli({"best", kWorkload, "--target", kTestDeviceKey, "--db", c.db_path(), "--json"});
+  CliResult from_db = c.RunCli({"best", kMatmul32, "--target", kTestDeviceKey, "--db", c.db_path(), "--json"});
   ASSERT_EQ(from_db.exit_code, 0) << from_db.err;
   ASSERT_TRUE(from_db.json.is_object()) << from_db.out;
   EXPECT_TRUE(from_db.json["found"].get<bool>());

@@ -14,12 +14,10 @@
 namespace tuneforge::service_test {
 namespace {
 
-constexpr char kWorkload[] = "matmul:M=32,N=32,K=32";
-
 // Candidates that take about a second each (2 repeats of >= 500 ms), so a
 // worker holds its leases for a while.
 v1::JobSpec SlowJob(int trials) {
-  v1::JobSpec spec = SmallJob(kWorkload, trials, trials);
+  v1::JobSpec spec = SmallJob(kMatmul32, trials, trials);
   spec.mutable_measure()->set_repeat(2);
   spec.mutable_measure()->set_min_repeat_ms(500);
   return spec;

@@ -11,7 +11,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kMatmul[] = "matmul:M=64,N=64,K=64";
+constexpr char kAgentMatmul[] = "matmul:M=64,N=64,K=64";
 
 bool AllReported(const ServerState& s, size_t n) { return s.results.size() >= n; }
 
@@ -26,9 +26,9 @@ void ExpectMeasuredFine(const v1::MeasureResult& r, int repeats) {
 TEST(AgentTest, RegistersLeasesMeasuresAndReportsCorrectResults) {
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);
-  server->AddTasks({MakeTask("t-naive", kMatmul, {}),
-                    MakeTask("t-tiled16", kMatmul, TiledMatmulSteps(kMatmul, 16)),
-                    MakeTask("t-tiled8", kMatmul, TiledMatmulSteps(kMatmul, 8))});
+  server->AddTasks({MakeTask("t-naive", kAgentMatmul, {}),
+                    MakeTask("t-tiled16", kAgentMatmul, TiledMatmulSteps(kAgentMatmul, 16)),
+                    MakeTask("t-tiled8", kAgentMatmul, TiledMatmulSteps(kAgentMatmul, 8))});
   RunningAgent run(AgentOptions(server->address(), server->token()));
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 3); },
                                 absl::Seconds(60)));
@@ -63,15 +63,15 @@ TEST(AgentTest, BadTasksCostOnlyThemselves) {
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);
   v1::MeasureTask bad_schedule =
-      MakeTask("t-bad-schedule", kMatmul, {schedule::SplitStep{2, 7, {4}, true}});
-  v1::MeasureTask wrong_key = MakeTask("t-wrong-key", kMatmul, {});
+      MakeTask("t-bad-schedule", kAgentMatmul, {schedule::SplitStep{2, 7, {4}, true}});
+  v1::MeasureTask wrong_key = MakeTask("t-wrong-key", kAgentMatmul, {});
   wrong_key.set_workload_key("0123456789abcdef");
-  v1::MeasureTask file_spec = MakeTask("t-file", kMatmul, {});
+  v1::MeasureTask file_spec = MakeTask("t-file", kAgentMatmul, {});
   file_spec.mutable_workload()->set_spec("def:/etc/passwd");
-  v1::MeasureTask unparsable = MakeTask("t-unparsable", kMatmul, {});
+  v1::MeasureTask unparsable = MakeTask("t-unparsable", kAgentMatmul, {});
   unparsable.mutable_workload()->set_spec("matmull:M=4");
   server->AddTasks({bad_schedule, wrong_key, file_spec, unparsable,
-                    MakeTask("t-good", kMatmul, TiledMatmulSteps(kMatmul))});
+                    MakeTask("t-good", kAgentMatmul, TiledMatmulSteps(kAgentMatmul))});
   RunningAgent run(AgentOptions(server->address(), server->token()));
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 5); },
                                 absl::Seconds(60)));
@@ -90,7 +90,7 @@ TEST(AgentTest, DefinitionWorkloadsAreParsedFromTheirText) {
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);
   // The same computation as the spec: the same workload key.
-  v1::MeasureTask task = MakeTask("t-def", kMatmul, TiledMatmulSteps(kMatmul));
+  v1::MeasureTask task = MakeTask("t-def", kAgentMatmul, TiledMatmulSteps(kAgentMatmul));
   task.mutable_workload()->set_definition(
       "input A: float32[64, 64]\n"
       "input B: float32[64, 64] constant\n"
@@ -106,8 +106,8 @@ TEST(AgentTest, DefinitionWorkloadsAreParsedFromTheirText) {
 TEST(AgentTest, RunnerOnlyWorkerMeasuresTheObjectsTheServerBuilt) {
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);
-  server->AddTasks({MakeTask("t-naive", kMatmul, {}),
-                    MakeTask("t-tiled", kMatmul, TiledMatmulSteps(kMatmul))});
+  server->AddTasks({MakeTask("t-naive", kAgentMatmul, {}),
+                    MakeTask("t-tiled", kAgentMatmul, TiledMatmulSteps(kAgentMatmul))});
   WorkerOptions options = AgentOptions(server->address(), server->token());
   options.runner_only = true;
   RunningAgent run(options);
@@ -127,7 +127,7 @@ TEST(AgentTest, RunnerOnlyTaskWithoutObjectsIsARunnerError) {
   server_options.build_for_runner_only = false;
   auto server = TestWorkersServer::Start(server_options);
   ASSERT_NE(server, nullptr);
-  server->AddTasks({MakeTask("t-1", kMatmul, {})});
+  server->AddTasks({MakeTask("t-1", kAgentMatmul, {})});
   WorkerOptions options = AgentOptions(server->address(), server->token());
   options.runner_only = true;
   RunningAgent run(options);
@@ -147,7 +147,7 @@ TEST(AgentTest, AKernelThatTimesOutCostsOnlyItsTask) {
   tight.set_timeout_s(0.02);
   const std::string big = "matmul:M=512,N=512,K=512";
   server->AddTasks({MakeTask("t-slow", big, {}, tight),
-                    MakeTask("t-fine", kMatmul, TiledMatmulSteps(kMatmul))});
+                    MakeTask("t-fine", kAgentMatmul, TiledMatmulSteps(kAgentMatmul))});
   RunningAgent run(AgentOptions(server->address(), server->token()));
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 2); },
                                 absl::Seconds(120)));
@@ -155,7 +155,7 @@ TEST(AgentTest, AKernelThatTimesOutCostsOnlyItsTask) {
   EXPECT_EQ(s.results["t-slow"].error_kind(), v1::MEASURE_ERROR_KIND_TIMEOUT) << s.results["t-slow"].error();
   ExpectMeasuredFine(s.results["t-fine"], 2);
   // The worker goes on: a later task is measured too.
-  server->AddTasks({MakeTask("t-later", kMatmul, {})});
+  server->AddTasks({MakeTask("t-later", kAgentMatmul, {})});
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 3); },
                                 absl::Seconds(60)));
   ExpectMeasuredFine(server->Snapshot().results["t-later"], 2);
@@ -172,7 +172,7 @@ TEST(AgentTest, ACompilePastTheBuildTimeoutCostsOnlyItsTask) {
       schedule::AnnotationStep{2, 1, schedule::IterAnnotation::kVectorize},
       schedule::AnnotationStep{2, 2, schedule::IterAnnotation::kUnroll}};
   server->AddTasks({MakeTask("t-slow-build", slow, slow_steps),
-                    MakeTask("t-fine", kMatmul, TiledMatmulSteps(kMatmul))});
+                    MakeTask("t-fine", kAgentMatmul, TiledMatmulSteps(kAgentMatmul))});
   WorkerOptions options = AgentOptions(server->address(), server->token());
   options.build_timeout_s = 0.2;
   options.build_jobs = 1;  // both in one builder process: the second follows the killed one
@@ -217,7 +217,7 @@ TEST(AgentTest, ServerRestartMeansReconnectReRegisterAndOneAcknowledgedReport) {
   EXPECT_EQ(c.registrations, 2);
   EXPECT_EQ(c.tasks_measured, 1);
   // The new registration works: a new task is leased and measured.
-  server->AddTasks({MakeTask("t-2", kMatmul, {})});
+  server->AddTasks({MakeTask("t-2", kAgentMatmul, {})});
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 2); },
                                 absl::Seconds(60)));
   EXPECT_EQ(server->Snapshot().accepted, 2);
@@ -227,7 +227,7 @@ TEST(AgentTest, WaitsForAServerThatIsNotUpYet) {
   // Take a free port, then close the server: nothing listens there.
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);
-  server->AddTasks({MakeTask("t-1", kMatmul, {})});
+  server->AddTasks({MakeTask("t-1", kAgentMatmul, {})});
   server->Stop();
   RunningAgent run(AgentOptions(server->address(), server->token()));
   absl::SleepFor(absl::Seconds(1));
@@ -242,7 +242,7 @@ TEST(AgentTest, WaitsForAServerThatIsNotUpYet) {
 TEST(AgentTest, WorksOverAnInProcessChannel) {
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);
-  server->AddTasks({MakeTask("t-1", kMatmul, TiledMatmulSteps(kMatmul))});
+  server->AddTasks({MakeTask("t-1", kAgentMatmul, TiledMatmulSteps(kAgentMatmul))});
   WorkerOptions options = AgentOptions("", server->token());
   options.channel = server->InProcessChannel();
   RunningAgent run(options);

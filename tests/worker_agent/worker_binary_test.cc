@@ -13,12 +13,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kMatmul[] = "matmul:M=64,N=64,K=64";
+constexpr char kBinaryMatmul[] = "matmul:M=64,N=64,K=64";
 
 TEST(WorkerBinaryTest, MeasuresAndStopsCleanlyOnSigterm) {
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);
-  server->AddTasks({MakeTask("t-1", kMatmul, TiledMatmulSteps(kMatmul))});
+  server->AddTasks({MakeTask("t-1", kBinaryMatmul, TiledMatmulSteps(kBinaryMatmul))});
   std::string token_file = WriteTempFile("token", server->token() + "\n");
   WorkerProcess worker({"--server", server->address(), "--token-file", token_file, "--verbose"});
   ASSERT_TRUE(worker.started());

@@ -25,12 +25,6 @@ constexpr int kDefaultHeartbeatMs = 2000;
 // while registering, the worker stops and says so instead of retrying.
 constexpr int kTlsMismatchesToStop = 3;
 
-// Results of one lease, kept until the server acknowledges them.
-struct PendingReport {
-  std::string lease_id;
-  std::vector<v1::MeasureResult> results;
-};
-
 }  // namespace
 
 class WorkerAgent::Session {
@@ -50,6 +44,12 @@ class WorkerAgent::Session {
   }
 
  private:
+  // Results of one lease, kept until the server acknowledges them.
+  struct PendingReport {
+    std::string lease_id;
+    std::vector<v1::MeasureResult> results;
+  };
+
   absl::Status Connect();
   // One turn of the loop: register if needed, deliver kept reports, lease
   // and measure. Returns only fatal errors; the rest back off and retry.

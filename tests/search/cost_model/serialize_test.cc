@@ -14,7 +14,7 @@ using ::testing::HasSubstr;
 using testing::MakeSyntheticSet;
 using testing::SyntheticSet;
 
-constexpr int kFeatures = 12;
+constexpr int kSerializedFeatures = 12;
 
 std::string Saved(const CostModel& model) {
   absl::StatusOr<std::string> bytes = model.Serialize();
@@ -37,26 +37,26 @@ std::string WithHeader(const std::string& bytes, const CostModelHeader& header) 
 }
 
 TEST(CostModelSerializeTest, LoadedXGBoostModelPredictsTheSame) {
-  std::unique_ptr<CostModel> model = Trained(kFeatures, 1);
+  std::unique_ptr<CostModel> model = Trained(kSerializedFeatures, 1);
   const std::string bytes = Saved(*model);
   absl::StatusOr<CostModelHeader> header = ReadCostModelHeader(bytes);
   ASSERT_TRUE(header.ok()) << header.status();
   EXPECT_EQ(header->kind, "xgboost");
   EXPECT_EQ(header->feature_schema_version, kFeatureSchemaVersion);
-  EXPECT_EQ(header->num_features, kFeatures);
+  EXPECT_EQ(header->num_features, kSerializedFeatures);
 
   std::unique_ptr<CostModel> loaded = MakeXGBoostModel();
   absl::Status status = loaded->Deserialize(bytes);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_TRUE(loaded->trained());
-  const SyntheticSet check = MakeSyntheticSet(50, kFeatures, 2);
+  const SyntheticSet check = MakeSyntheticSet(50, kSerializedFeatures, 2);
   EXPECT_EQ(loaded->Predict(check.pointers()), model->Predict(check.pointers()));
   EXPECT_EQ(loaded->PredictStores(check.programs[3]), model->PredictStores(check.programs[3]));
   EXPECT_EQ(Saved(*loaded), bytes);
 }
 
 TEST(CostModelSerializeTest, UntrainedXGBoostModelLoadsUntrained) {
-  std::unique_ptr<CostModel> loaded = Trained(kFeatures, 3);
+  std::unique_ptr<CostModel> loaded = Trained(kSerializedFeatures, 3);
   ASSERT_TRUE(loaded->Deserialize(Saved(*MakeXGBoostModel())).ok());
   EXPECT_FALSE(loaded->trained());
 }
@@ -67,13 +67,13 @@ TEST(CostModelSerializeTest, RandomModelKeepsItsSeed) {
   std::unique_ptr<CostModel> loaded = MakeRandomModel(1);
   ASSERT_TRUE(loaded->Deserialize(Saved(*model)).ok());
   EXPECT_TRUE(loaded->trained());
-  const SyntheticSet check = MakeSyntheticSet(20, kFeatures, 4);
+  const SyntheticSet check = MakeSyntheticSet(20, kSerializedFeatures, 4);
   EXPECT_EQ(loaded->Predict(check.pointers()), MakeRandomModel(99)->Predict(check.pointers()));
 }
 
 TEST(CostModelSerializeTest, RefusesAnotherFeatureSchemaVersion) {
-  const std::string bytes = Saved(*Trained(kFeatures, 5));
-  const std::string older = WithHeader(bytes, {"xgboost", kFeatureSchemaVersion + 1, kFeatures});
+  const std::string bytes = Saved(*Trained(kSerializedFeatures, 5));
+  const std::string older = WithHeader(bytes, {"xgboost", kFeatureSchemaVersion + 1, kSerializedFeatures});
   std::unique_ptr<CostModel> model = MakeXGBoostModel();
   absl::Status status = model->Deserialize(older);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
@@ -89,9 +89,9 @@ TEST(CostModelSerializeTest, RefusesAnotherFeatureSchemaVersion) {
 }
 
 TEST(CostModelSerializeTest, RefusesAnotherRowWidthAndKeepsTheModel) {
-  const std::string narrow = Saved(*Trained(kFeatures, 6));
-  std::unique_ptr<CostModel> wide = Trained(kFeatures + 4, 7);
-  const SyntheticSet check = MakeSyntheticSet(20, kFeatures + 4, 8);
+  const std::string narrow = Saved(*Trained(kSerializedFeatures, 6));
+  std::unique_ptr<CostModel> wide = Trained(kSerializedFeatures + 4, 7);
+  const SyntheticSet check = MakeSyntheticSet(20, kSerializedFeatures + 4, 8);
   const std::vector<float> before = wide->Predict(check.pointers());
   absl::Status status = wide->Deserialize(narrow);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
@@ -100,7 +100,7 @@ TEST(CostModelSerializeTest, RefusesAnotherRowWidthAndKeepsTheModel) {
 
   // A header whose width does not match the XGBoost model inside.
   std::unique_ptr<CostModel> fresh = MakeXGBoostModel();
-  status = fresh->Deserialize(WithHeader(narrow, {"xgboost", kFeatureSchemaVersion, kFeatures + 1}));
+  status = fresh->Deserialize(WithHeader(narrow, {"xgboost", kFeatureSchemaVersion, kSerializedFeatures + 1}));
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(status.message(), HasSubstr("header says rows of 13 features but the XGBoost model inside reads 12"));
 }
@@ -109,12 +109,12 @@ TEST(CostModelSerializeTest, RefusesAnotherKind) {
   absl::Status status = MakeXGBoostModel()->Deserialize(Saved(*MakeRandomModel(1)));
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(), HasSubstr("kind 'random', expected kind 'xgboost'"));
-  status = MakeRandomModel(1)->Deserialize(Saved(*Trained(kFeatures, 9)));
+  status = MakeRandomModel(1)->Deserialize(Saved(*Trained(kSerializedFeatures, 9)));
   EXPECT_THAT(status.message(), HasSubstr("kind 'xgboost', expected kind 'random'"));
 }
 
 TEST(CostModelSerializeTest, RefusesBytesThatAreNotAModel) {
-  const std::string bytes = Saved(*Trained(kFeatures, 10));
+  const std::string bytes = Saved(*Trained(kSerializedFeatures, 10));
   struct Case {
     std::string bytes;
     std::string needle;
@@ -125,7 +125,7 @@ TEST(CostModelSerializeTest, RefusesBytesThatAreNotAModel) {
       {std::string("tfcm") + std::string(300, 'x'), "header line has no end"},
       {"tfcm 1 xgboost one 12 5\nabcde", "is not 'tfcm <format> <kind> <schema> <features> <bytes>'"},
       {bytes.substr(0, bytes.size() / 2), "cut short"},
-      {WriteCostModelBlob({"xgboost", kFeatureSchemaVersion, kFeatures}, "{not json at all"),
+      {WriteCostModelBlob({"xgboost", kFeatureSchemaVersion, kSerializedFeatures}, "{not json at all"),
        "the XGBoost model inside cannot be read"},
   };
   for (const Case& c : cases) {

@@ -19,7 +19,7 @@ using testing::PairwiseRankingAccuracy;
 using testing::SyntheticSet;
 using testing::UniformProgram;
 
-constexpr int kFeatures = 12;
+constexpr int kModelFeatures = 12;
 
 XGBoostParams SmallParams() {
   XGBoostParams params;
@@ -35,8 +35,8 @@ std::unique_ptr<CostModel> TrainedModel(const SyntheticSet& train, const XGBoost
 }
 
 TEST(XGBoostModelTest, RanksHeldApartProgramsFarBetterThanChance) {
-  const SyntheticSet train = MakeSyntheticSet(600, kFeatures, /*seed=*/1);
-  const SyntheticSet held_apart = MakeSyntheticSet(300, kFeatures, /*seed=*/2);
+  const SyntheticSet train = MakeSyntheticSet(600, kModelFeatures, /*seed=*/1);
+  const SyntheticSet held_apart = MakeSyntheticSet(300, kModelFeatures, /*seed=*/2);
   std::unique_ptr<CostModel> model = TrainedModel(train);
   EXPECT_TRUE(model->trained());
   EXPECT_EQ(model->kind(), "xgboost");
@@ -55,15 +55,15 @@ TEST(XGBoostModelTest, RanksHeldApartProgramsFarBetterThanChance) {
 TEST(XGBoostModelTest, UntrainedModelScoresZero) {
   std::unique_ptr<CostModel> model = MakeXGBoostModel(SmallParams());
   EXPECT_FALSE(model->trained());
-  const SyntheticSet set = MakeSyntheticSet(5, kFeatures, 3);
+  const SyntheticSet set = MakeSyntheticSet(5, kModelFeatures, 3);
   EXPECT_EQ(model->Predict(set.pointers()), std::vector<float>(5, 0.0f));
   EXPECT_EQ(model->PredictStores(set.programs[0]), std::vector<float>(set.programs[0].num_stores, 0.0f));
 }
 
 TEST(XGBoostModelTest, ProgramScoreIsTheSumOfItsStoreScores) {
-  const SyntheticSet train = MakeSyntheticSet(300, kFeatures, 4);
+  const SyntheticSet train = MakeSyntheticSet(300, kModelFeatures, 4);
   std::unique_ptr<CostModel> model = TrainedModel(train);
-  const SyntheticSet check = MakeSyntheticSet(40, kFeatures, 5);
+  const SyntheticSet check = MakeSyntheticSet(40, kModelFeatures, 5);
   const std::vector<float> scores = model->Predict(check.pointers());
   ASSERT_EQ(scores.size(), check.programs.size());
   for (size_t i = 0; i < check.programs.size(); ++i) {
@@ -76,16 +76,16 @@ TEST(XGBoostModelTest, ProgramScoreIsTheSumOfItsStoreScores) {
 }
 
 TEST(XGBoostModelTest, SameSeedSameModel) {
-  const SyntheticSet train = MakeSyntheticSet(200, kFeatures, 6);
-  const SyntheticSet check = MakeSyntheticSet(30, kFeatures, 7);
+  const SyntheticSet train = MakeSyntheticSet(200, kModelFeatures, 6);
+  const SyntheticSet check = MakeSyntheticSet(30, kModelFeatures, 7);
   EXPECT_EQ(TrainedModel(train)->Predict(check.pointers()), TrainedModel(train)->Predict(check.pointers()));
 }
 
 TEST(XGBoostModelTest, UpdateRetrainsFromScratch) {
   // Trained on programs whose labels are reversed, then on the true ones:
   // the second model ranks like a model trained only on the true labels.
-  SyntheticSet train = MakeSyntheticSet(300, kFeatures, 8);
-  const SyntheticSet check = MakeSyntheticSet(100, kFeatures, 9);
+  SyntheticSet train = MakeSyntheticSet(300, kModelFeatures, 8);
+  const SyntheticSet check = MakeSyntheticSet(100, kModelFeatures, 9);
   std::unique_ptr<CostModel> model = MakeXGBoostModel(SmallParams());
   std::vector<float> reversed;
   for (float label : train.labels) reversed.push_back(1.0f - label);
@@ -95,7 +95,7 @@ TEST(XGBoostModelTest, UpdateRetrainsFromScratch) {
 }
 
 TEST(XGBoostModelTest, ProgramsWithoutRowsAreSkippedAndScoreZero) {
-  SyntheticSet train = MakeSyntheticSet(200, kFeatures, 10);
+  SyntheticSet train = MakeSyntheticSet(200, kModelFeatures, 10);
   const ProgramFeatures empty = UniformProgram(0, 0, 0);
   std::vector<const ProgramFeatures*> programs = train.pointers();
   std::vector<float> labels = train.labels;
@@ -118,17 +118,17 @@ TEST(XGBoostModelTest, ProgramsWithoutRowsAreSkippedAndScoreZero) {
 }
 
 TEST(XGBoostModelTest, ProgramsOfAnotherWidthScoreZero) {
-  std::unique_ptr<CostModel> model = TrainedModel(MakeSyntheticSet(100, kFeatures, 11));
-  const ProgramFeatures wider = UniformProgram(2, kFeatures + 3, 0.5f);
+  std::unique_ptr<CostModel> model = TrainedModel(MakeSyntheticSet(100, kModelFeatures, 11));
+  const ProgramFeatures wider = UniformProgram(2, kModelFeatures + 3, 0.5f);
   EXPECT_EQ(model->Predict({&wider}), std::vector<float>{0.0f});
   EXPECT_EQ(model->PredictStores(wider), std::vector<float>(2, 0.0f));
-  ProgramFeatures malformed = UniformProgram(2, kFeatures, 0.5f);
+  ProgramFeatures malformed = UniformProgram(2, kModelFeatures, 0.5f);
   malformed.values.pop_back();
   EXPECT_EQ(model->Predict({&malformed}), std::vector<float>{0.0f});
 }
 
 TEST(XGBoostModelTest, BadUpdatesAreInvalidArgumentsAndKeepTheModel) {
-  const SyntheticSet train = MakeSyntheticSet(100, kFeatures, 12);
+  const SyntheticSet train = MakeSyntheticSet(100, kModelFeatures, 12);
   std::unique_ptr<CostModel> model = TrainedModel(train);
   const std::vector<float> before = model->Predict(train.pointers());
   auto expect_invalid = [&](const std::vector<const ProgramFeatures*>& programs, const std::vector<float>& labels,
@@ -137,9 +137,9 @@ TEST(XGBoostModelTest, BadUpdatesAreInvalidArgumentsAndKeepTheModel) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
     EXPECT_THAT(status.message(), HasSubstr(needle));
   };
-  const ProgramFeatures a = UniformProgram(2, kFeatures, 0.1f);
-  const ProgramFeatures wider = UniformProgram(1, kFeatures + 1, 0.1f);
-  ProgramFeatures short_values = UniformProgram(3, kFeatures, 0.1f);
+  const ProgramFeatures a = UniformProgram(2, kModelFeatures, 0.1f);
+  const ProgramFeatures wider = UniformProgram(1, kModelFeatures + 1, 0.1f);
+  ProgramFeatures short_values = UniformProgram(3, kModelFeatures, 0.1f);
   short_values.values.resize(5);
   ProgramFeatures negative = UniformProgram(0, 0, 0);
   negative.num_stores = -1;
@@ -157,22 +157,22 @@ TEST(XGBoostModelTest, BadUpdatesAreInvalidArgumentsAndKeepTheModel) {
 TEST(XGBoostModelTest, PrintsNothing) {
   ::testing::internal::CaptureStderr();
   ::testing::internal::CaptureStdout();
-  std::unique_ptr<CostModel> model = TrainedModel(MakeSyntheticSet(100, kFeatures, 15));
+  std::unique_ptr<CostModel> model = TrainedModel(MakeSyntheticSet(100, kModelFeatures, 15));
   absl::StatusOr<std::string> bytes = model->Serialize();
   ASSERT_TRUE(bytes.ok());
   std::unique_ptr<CostModel> loaded = MakeXGBoostModel();
   ASSERT_TRUE(loaded->Deserialize(*bytes).ok());
-  loaded->Predict(MakeSyntheticSet(10, kFeatures, 16).pointers());
+  loaded->Predict(MakeSyntheticSet(10, kModelFeatures, 16).pointers());
   // XGBoost's own parse error comes back as a Status, not on stderr.
-  EXPECT_FALSE(loaded->Deserialize(WriteCostModelBlob({"xgboost", kFeatureSchemaVersion, kFeatures}, "{garbage")).ok());
-  EXPECT_FALSE(loaded->Deserialize(WriteCostModelBlob({"xgboost", kFeatureSchemaVersion, kFeatures}, "binf\x01")).ok());
+  EXPECT_FALSE(loaded->Deserialize(WriteCostModelBlob({"xgboost", kFeatureSchemaVersion, kModelFeatures}, "{garbage")).ok());
+  EXPECT_FALSE(loaded->Deserialize(WriteCostModelBlob({"xgboost", kFeatureSchemaVersion, kModelFeatures}, "binf\x01")).ok());
   EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
 TEST(XGBoostModelTest, PredictsFromSeveralThreadsAtOnce) {
-  std::unique_ptr<CostModel> model = TrainedModel(MakeSyntheticSet(200, kFeatures, 13));
-  const SyntheticSet check = MakeSyntheticSet(200, kFeatures, 14);
+  std::unique_ptr<CostModel> model = TrainedModel(MakeSyntheticSet(200, kModelFeatures, 13));
+  const SyntheticSet check = MakeSyntheticSet(200, kModelFeatures, 14);
   const std::vector<float> expected = model->Predict(check.pointers());
   std::vector<std::vector<float>> got(4);
   std::vector<std::thread> threads;

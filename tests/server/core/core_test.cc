@@ -20,7 +20,7 @@ bool Unfinished(JobState state) { return state == JobState::kQueued || state == 
 
 using ::testing::HasSubstr;
 
-constexpr char kDevice[] = "test-dev";
+constexpr char kCoreTestDevice[] = "test-dev";
 
 class CoreTest : public ::testing::Test {
  protected:
@@ -59,7 +59,7 @@ class CoreTest : public ::testing::Test {
   JobSpec Spec(int trials, int batch = 8, const std::string& spec = "matmul:M=16,N=16,K=16") {
     JobSpec s;
     s.workloads.push_back(WorkloadSource::Spec(spec));
-    s.device_key = kDevice;
+    s.device_key = kCoreTestDevice;
     s.trials = trials;
     s.batch_size = batch;
     // These tests time leases and rounds; random search proposes at once
@@ -72,7 +72,7 @@ class CoreTest : public ::testing::Test {
 
   std::string RegisterWorker() {
     DeviceInfo d;
-    d.device_key = kDevice;
+    d.device_key = kCoreTestDevice;
     d.can_build = true;
     auto r = dispatcher_->Register(d);
     EXPECT_TRUE(r.ok());
@@ -144,7 +144,7 @@ TEST_F(CoreTest, JobRunsToExactlyItsTrialCount) {
   EXPECT_EQ(TaskIds(records).size(), 20u);
   for (const Record& r : records) {
     EXPECT_EQ(r.worker_id, worker);
-    EXPECT_EQ(r.device_key, kDevice);
+    EXPECT_EQ(r.device_key, kCoreTestDevice);
     EXPECT_NEAR(r.gflops, 2.0 * 16 * 16 * 16 / 1e-3 / 1e9, 1e-9);
   }
 }

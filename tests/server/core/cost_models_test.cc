@@ -19,7 +19,7 @@
 namespace tuneforge::server {
 namespace {
 
-constexpr char kDevice[] = "x86_64-avx512-2c";
+constexpr char kAvx512Device[] = "x86_64-avx512-2c";
 
 class CostModelsTest : public ::testing::Test {
  protected:
@@ -58,14 +58,14 @@ class CostModelsTest : public ::testing::Test {
 
 TEST_F(CostModelsTest, ASavedModelMakesTheNextServerWarm) {
   CostModels first(store_.get());
-  std::shared_ptr<search::SharedCostModel> model = first.For(kDevice);
+  std::shared_ptr<search::SharedCostModel> model = first.For(kAvx512Device);
   EXPECT_FALSE(model->trained());
   ASSERT_TRUE(model->AddMeasured(workload_.dag->workload_key(), Programs()).ok());
   ASSERT_TRUE(model->trained());
-  ASSERT_TRUE(first.Save(kDevice).ok());
+  ASSERT_TRUE(first.Save(kAvx512Device).ok());
 
   CostModels restarted(store_.get());  // a new server on the same database
-  std::shared_ptr<search::SharedCostModel> warm = restarted.For(kDevice);
+  std::shared_ptr<search::SharedCostModel> warm = restarted.For(kAvx512Device);
   EXPECT_TRUE(warm->trained());
   std::vector<search::MeasuredProgram> programs = Programs();
   std::vector<const search::ProgramFeatures*> features;
@@ -83,7 +83,7 @@ TEST_F(CostModelsTest, StoredRecordsOfTheTargetBecomeTrainingData) {
     r.job_id = "job-1";
     r.workload_key = workload_.dag->workload_key();
     r.workload = workload_.spec;
-    r.device_key = i < 20 ? kDevice : "aarch64-neon-4c";
+    r.device_key = i < 20 ? kAvx512Device : "aarch64-neon-4c";
     r.schedule_json = schedule::ScheduleToJsonText(
         schedule::Schedule{schedule::kScheduleVersion, workload_.spec, workload_.dag->workload_key(),
                            states_[i].steps()},
@@ -99,7 +99,7 @@ TEST_F(CostModelsTest, StoredRecordsOfTheTargetBecomeTrainingData) {
   }
   ASSERT_TRUE(store_->AddRecords(records).ok());
   CostModels models(store_.get());
-  std::shared_ptr<search::SharedCostModel> model = models.For(kDevice);
+  std::shared_ptr<search::SharedCostModel> model = models.For(kAvx512Device);
   EXPECT_EQ(model->num_programs(), 20);  // this target's records, failed ones included (label 0)
   EXPECT_FALSE(model->trained());        // until the first results of a job retrain it
   ASSERT_TRUE(model->AddMeasured(workload_.dag->workload_key(), {}).ok());
@@ -114,7 +114,7 @@ TEST_F(CostModelsTest, TheLearnedSearchStateSurvivesARestart) {
   std::string saved;
   {
     CostModels first(store_.get());
-    std::shared_ptr<search::SharedCostModel> model = first.For(kDevice);
+    std::shared_ptr<search::SharedCostModel> model = first.For(kAvx512Device);
     std::vector<search::MutationOutcome> outcomes;
     for (size_t i = 0; i < states_.size(); ++i)
       outcomes.push_back({search::FeatureSummary(*search::ExtractFeatures(states_[i])),
@@ -124,13 +124,13 @@ TEST_F(CostModelsTest, TheLearnedSearchStateSurvivesARestart) {
     for (int i = 0; i < 4; ++i) bandit.Record(0, 5e9), bandit.Record(1, 1e9);
     bandit.Allocate(4);  // sketch 1 is out
     model->learned().SaveBandit(workload_.dag->workload_key(), bandit);
-    ASSERT_TRUE(first.Save(kDevice).ok());  // no trained model yet: the learned state alone
+    ASSERT_TRUE(first.Save(kAvx512Device).ok());  // no trained model yet: the learned state alone
     saved = model->learned().Serialize();
   }
   store_.reset();
   store_ = *RecordStore::Open((dir_ / "t.db").string());  // the file, opened again
   CostModels restarted(store_.get());
-  std::shared_ptr<search::SharedCostModel> warm = restarted.For(kDevice);
+  std::shared_ptr<search::SharedCostModel> warm = restarted.For(kAvx512Device);
   EXPECT_EQ(warm->learned().Serialize(), saved);
   std::optional<search::SketchBandit> bandit = warm->learned().bandit(workload_.dag->workload_key());
   ASSERT_TRUE(bandit.has_value());
@@ -138,11 +138,11 @@ TEST_F(CostModelsTest, TheLearnedSearchStateSurvivesARestart) {
   EXPECT_EQ(warm->learned().mutation_predictor().outcomes(search::MutationKind::kParallel), 6);
   EXPECT_TRUE(restarted.For("aarch64-neon-4c")->learned().empty());  // another target: nothing
 
-  ASSERT_TRUE(store_->SaveLearnedSearchState(kDevice, "tfls 1\nbandit only-a-key\n").ok());
+  ASSERT_TRUE(store_->SaveLearnedSearchState(kAvx512Device, "tfls 1\nbandit only-a-key\n").ok());
   CostModels after_damage(store_.get());
-  EXPECT_TRUE(after_damage.For(kDevice)->learned().empty());
+  EXPECT_TRUE(after_damage.For(kAvx512Device)->learned().empty());
   EXPECT_EQ(store_->SaveLearnedSearchState("", "x").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(store_->SaveLearnedSearchState(kDevice, "").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->SaveLearnedSearchState(kAvx512Device, "").code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
