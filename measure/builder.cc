@@ -102,9 +102,10 @@ BuiltKernel BuildSchedule(const te::ComputeDagPtr& dag, const std::vector<schedu
       return BuiltKernel::Failed(MeasureErrorKind::kLowerError, std::string(func.status().message()));
     if (int64_t n = lower::CountStmts(func->body); n > kMaxLoweredStmts)
       return BuiltKernel::Failed(MeasureErrorKind::kLowerError,
-                    absl::StrCat("the lowered program has ", n, " statements (limit ", kMaxLoweredStmts,
-                                 "): unrolling made it too large to compile; unroll smaller loops or "
-                                 "lower auto_unroll_max_step"));
+                                 absl::StrCat("the lowered program has ", n, " statements (limit ",
+                                              kMaxLoweredStmts,
+                                              "): unrolling made it too large to compile; unroll smaller "
+                                              "loops or lower auto_unroll_max_step"));
     return Compile(*dag, *func, target);
   }();
   k.build_ms = MillisSince(start);

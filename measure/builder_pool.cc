@@ -54,7 +54,8 @@ BuiltKernel BuilderProcess::Build(const runner::BuildRequest& request, double ti
       if (reply.ok()) {
         if (reply->has_build_reply()) return FromReply(reply->build_reply());
         child_.Stop();
-        return BuiltKernel::Failed(MeasureErrorKind::kRunnerError, "the builder process sent an unexpected message; it was restarted");
+        return BuiltKernel::Failed(MeasureErrorKind::kRunnerError,
+                                   "the builder process sent an unexpected message; it was restarted");
       }
       if (absl::IsDeadlineExceeded(reply.status())) {
         child_.Kill();

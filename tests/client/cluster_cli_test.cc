@@ -267,7 +267,8 @@ TEST_F(ClusterCliTest, AJobCanSpreadItsRoundsOverSketchesByTheBandit) {
   bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--mutation-choice", "bandit"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("known: fixed (Ansor's weights, the default), learned"));
-  bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--policy", "random", "--mutation-choice", "learned"});
+  bad = c().RunCliOnServer(
+      {"submit", kMatmul32, "--trials", "4", "--policy", "random", "--mutation-choice", "learned"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("random search mutates nothing"));
   CliResult plain = c().RunCliOnServer({"status", r.json["job"].get<std::string>()});

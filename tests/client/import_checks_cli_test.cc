@@ -129,7 +129,8 @@ TEST_F(ImportChecksCliTest, BestFindsRecordsStoredUnderTheKeyWithoutTheCpuModel)
   EXPECT_EQ(best.json["found"], true) << best.out;
   EXPECT_EQ(best.json["target"], "x86_64-avx2-2c");
   // Another model's key is another device: not found there.
-  CliResult other = RunCliIn(dir_, {"best", kMatmul32, "--db", db, "--device-key", "x86_64-avx512-epyc9r14-2c", "--json"});
+  CliResult other =
+      RunCliIn(dir_, {"best", kMatmul32, "--db", db, "--device-key", "x86_64-avx512-epyc9r14-2c", "--json"});
   EXPECT_EQ(other.json["found"], false) << other.out;
   // The old spelling --target still selects the device key, with a note.
   CliResult legacy = RunCliIn(dir_, {"best", kMatmul32, "--db", db, "--target", "x86_64-avx2-2c", "--json"});
