@@ -100,7 +100,8 @@ TEST(CastsTest, EveryPairScalarAndVectorMatchesCpp) {
       body.push_back(Loop("i", kCastElements, [&](Expr i) {
         return St(s, i, te::MakeCast(DType{to, 1}, Ld(in, i)));
       }));
-      body.push_back(St(v, Vec(0, kCastElements), te::MakeCast(DType{to, kCastElements}, Ld(in, Vec(0, kCastElements)))));
+      body.push_back(
+          St(v, Vec(0, kCastElements), te::MakeCast(DType{to, kCastElements}, Ld(in, Vec(0, kCastElements)))));
       expected.push_back(Convert(types[f], SourceValues(types[f]), to));
       outputs_scalar.push_back(Column{to, std::vector<unsigned char>(expected.back().bytes.size(), 0xAB)});
       outputs_vector.push_back(outputs_scalar.back());

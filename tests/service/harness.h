@@ -34,8 +34,9 @@ inline constexpr char kTestDeviceKey[] = "e2e-cpu";
 // key it probes.
 inline constexpr char kProbedDeviceKey[] = "<probed>";
 
-// The matmuls the tests tune, shared by name: a unity build (tests/CMakeLists.txt)
-// compiles several test files as one, so file-local constants must not repeat.
+// The matmuls the tests tune, shared by name: the unity build (the top-level
+// CMakeLists.txt) compiles several test files as one, so file-local constants
+// must not repeat.
 inline constexpr char kMatmul32[] = "matmul:M=32,N=32,K=32";
 inline constexpr double kMatmul32Flops = 2.0 * 32 * 32 * 32;
 inline constexpr char kMatmul64[] = "matmul:M=64,N=64,K=64";

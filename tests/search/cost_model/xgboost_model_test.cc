@@ -164,8 +164,10 @@ TEST(XGBoostModelTest, PrintsNothing) {
   ASSERT_TRUE(loaded->Deserialize(*bytes).ok());
   loaded->Predict(MakeSyntheticSet(10, kModelFeatures, 16).pointers());
   // XGBoost's own parse error comes back as a Status, not on stderr.
-  EXPECT_FALSE(loaded->Deserialize(WriteCostModelBlob({"xgboost", kFeatureSchemaVersion, kModelFeatures}, "{garbage")).ok());
-  EXPECT_FALSE(loaded->Deserialize(WriteCostModelBlob({"xgboost", kFeatureSchemaVersion, kModelFeatures}, "binf\x01")).ok());
+  EXPECT_FALSE(
+      loaded->Deserialize(WriteCostModelBlob({"xgboost", kFeatureSchemaVersion, kModelFeatures}, "{garbage")).ok());
+  EXPECT_FALSE(
+      loaded->Deserialize(WriteCostModelBlob({"xgboost", kFeatureSchemaVersion, kModelFeatures}, "binf\x01")).ok());
   EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
