@@ -66,6 +66,24 @@ std::optional<std::pair<int, const te::TensorRead*>> OnlyRead(const LowerContext
   return only;
 }
 
+// Whether stage s's values depend on constant placeholders alone (through
+// other stages too): the layout rewrite computes such a stage once, before
+// the first call, so how its own loops write it costs nothing per call.
+bool ReadsConstantsOnly(const LowerContext& ctx, int s) {
+  bool only = true;
+  te::PostOrderVisit(ctx.bodies[s], [&](const te::Expr& e) {
+    const auto* read = e.as<te::TensorRead>();
+    if (!read || !only) return;
+    if (read->tensor->is_placeholder()) {
+      only = read->tensor->constant;
+      return;
+    }
+    const int producer = ctx.state->dag()->IndexOf(read->tensor.get());
+    only = producer >= 0 && producer != s && ctx.bodies[producer] && ReadsConstantsOnly(ctx, producer);
+  });
+  return only;
+}
+
 }  // namespace
 
 std::vector<int> LocalDimOrder(const LowerContext& ctx, int s) {
@@ -75,10 +93,13 @@ std::vector<int> LocalDimOrder(const LowerContext& ctx, int s) {
       !stage.storage_align.empty() || rank < 2)
     return {};
   std::vector<int> keys(rank);
-  // A copy (a cache read) is laid out for the loops that read it; anything
-  // else for its own loops, which write it.
+  // A copy (a cache read) is laid out for the loops that read it, and so is
+  // a stage precomputed once from constants (Winograd's transformed kernel,
+  // read along the output channel by the batched matmul); anything else for
+  // its own loops, which write it.
   std::optional<std::pair<int, const te::TensorRead*>> read;
-  if (ctx.bodies[s].as<te::TensorRead>()) read = OnlyRead(ctx, s);
+  const bool precomputed = ctx.options.hoist_constants && ReadsConstantsOnly(ctx, s);
+  if (ctx.bodies[s].as<te::TensorRead>() || precomputed) read = OnlyRead(ctx, s);
   if (read) {
     VarDepths depths = AxisDepths(ctx, read->first);
     for (size_t d = 0; d < rank; ++d) keys[d] = Deepest(read->second->indices[d], depths);

@@ -142,10 +142,39 @@ TEST(LayoutRewriteTest, ComputationsOnConstantsAloneArePrecomputed) {
   ASSERT_TRUE(f.ok()) << f.status();
   ASSERT_EQ(f->num_packed, 1);
   EXPECT_EQ(f->args.back()->name, "WT.packed");
-  EXPECT_THAT(f->args.back()->shape, ::testing::ElementsAre(48, 40));
+  // Y's loops (i, j, k) read WT[k, j] along k: stored [j][k].
+  EXPECT_THAT(f->args.back()->shape, ::testing::ElementsAre(40, 48));
   EXPECT_EQ(StoresInto(f->body, "WT.packed"), 0);
   EXPECT_GT(StoresInto(f->body, "XS"), 0);
   EXPECT_EQ(testing::CheckAgainstReference(state), "");
+}
+
+// A stage precomputed from constants is stored in the order its reader
+// walks it, not the order its own loops write it (they run once, before the
+// first call): Winograd's transformed kernel is read along the output
+// channel by the batched matmul's vectors.
+TEST(LayoutRewriteTest, APrecomputedStageIsStoredInItsReadersOrder) {
+  te::ComputeDagPtr dag = Definition(
+      "input X: float32[32, 48]\ninput W: float32[40, 48] constant\n"
+      "WS[j: 40, k: 48] = W[j, k] * 0.5\n"
+      "Y[i: 32, j: 40] = sum(X[i, k] * WS[j, k], k: 48)\n");
+  ASSERT_NE(dag, nullptr);
+  State state(dag);
+  ASSERT_TRUE(state.Apply(ReorderStep{3, {0, 2, 1}}).ok());  // Y walks i, k, j: j innermost
+  absl::StatusOr<LoweredFunc> f = Lower(state);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->num_packed, 1);
+  EXPECT_EQ(f->args.back()->name, "WS.packed");
+  EXPECT_THAT(f->args.back()->shape, ::testing::ElementsAre(48, 40));
+  EXPECT_EQ(testing::CheckAgainstReference(state), "");
+
+  // Computed in every call (no layout rewrite), its own loops' order stays.
+  LowerOptions per_call;
+  per_call.hoist_constants = false;
+  absl::StatusOr<LoweredFunc> g = Lower(state, per_call);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->num_packed, 0);
+  EXPECT_THAT(ToString(g->body), ::testing::HasSubstr("allocate WS[float32 * 40 * 48]"));
 }
 
 }  // namespace
