@@ -224,12 +224,4 @@ int32_t tuneforge_parallel_for(int64_t n, tuneforge_parallel_task task, void* cl
   return tuneforge::runtime::ThreadPool::Get().Run(n, task, closure);
 }
 
-void* tuneforge_alloc(int64_t bytes) {
-  if (bytes <= 0) bytes = 1;
-  size_t rounded = (static_cast<size_t>(bytes) + 63) / 64 * 64;
-  return std::aligned_alloc(64, rounded);
-}
-
-void tuneforge_free(void* ptr) { std::free(ptr); }
-
 }  // extern "C"

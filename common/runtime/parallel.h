@@ -12,6 +12,7 @@ extern "C" {
 typedef int32_t (*tuneforge_parallel_task)(int64_t begin, int64_t end, void* closure);
 int32_t tuneforge_parallel_for(int64_t n, tuneforge_parallel_task task, void* closure);
 // Aligned (64-byte) scratch memory for large temporaries; null on failure.
+// Freed blocks are kept for the next call of the same size (scratch.cc).
 void* tuneforge_alloc(int64_t bytes);
 void tuneforge_free(void* ptr);
 }
