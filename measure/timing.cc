@@ -151,10 +151,13 @@ double SlowVerdictSeconds(double check_s, double slow_above_s,
   if (slow_above_s <= 0 || check_s <= slow_above_s || check_s >= kWarmVerdictBelowS) return check_s;
   TimingOptions warm;
   warm.number = 1;
-  warm.repeat = 1;
+  warm.repeat = kWarmVerdictWindows;
   warm.min_repeat_ms = kWarmVerdictMs;
   std::optional<TimingResult> t = time_warm(warm);
-  return t && t->failed_code == 0 && t->median_seconds > 0 ? t->median_seconds : check_s;
+  if (!t || t->failed_code != 0 || t->repeat_seconds.empty()) return check_s;
+  // The fastest window: one the core was taken from is not the kernel's time.
+  const double fastest = *std::min_element(t->repeat_seconds.begin(), t->repeat_seconds.end());
+  return fastest > 0 ? fastest : check_s;
 }
 
 }  // namespace tuneforge::measure

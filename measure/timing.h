@@ -62,11 +62,14 @@ double Median(std::vector<double> values);
 // 50-us candidate looked slow and none after the first few was timed in
 // full (a search that stalled at its first best). Returns the time to judge
 // by: check_s, or, for a kernel under kWarmVerdictBelowS that looks slow by
-// it, its warm per-run time over kWarmVerdictMs (time_warm runs it; check_s
-// when that fails). A longer kernel's check run is close to its warm time,
-// and another run would cost what the verdict saves.
+// it, its warm per-run time: the fastest of kWarmVerdictWindows windows of
+// kWarmVerdictMs each, so that a window the scheduler took the core from
+// (a shared machine) does not judge it (time_warm runs it; check_s when
+// that fails). A longer kernel's check run is close to its warm time, and
+// another run would cost what the verdict saves.
 inline constexpr double kWarmVerdictBelowS = 0.02;
-inline constexpr int kWarmVerdictMs = 2;
+inline constexpr int kWarmVerdictMs = 1;
+inline constexpr int kWarmVerdictWindows = 3;
 double SlowVerdictSeconds(double check_s, double slow_above_s,
                           const std::function<std::optional<TimingResult>(const TimingOptions&)>& time_warm);
 

@@ -175,6 +175,23 @@ TEST(SlowVerdictTest, AShortKernelSlowOnlyWhenColdIsJudgedByItsWarmTime) {
   EXPECT_GE(k.calls * 20e-6, kWarmVerdictMs / 1e3);  // warm runs over the verdict's few milliseconds
 }
 
+// A warm window the scheduler took the core from (a shared machine) does
+// not judge the kernel: the fastest window does.
+TEST(SlowVerdictTest, AWindowTakenByAnotherProcessDoesNotMakeAKernelSlow) {
+  TimingOptions asked;
+  auto time_warm = [&](const TimingOptions& o) {
+    asked = o;
+    TimingResult t;
+    t.number = 50;
+    t.repeat_seconds = {500e-6, 20e-6, 25e-6};
+    t.median_seconds = 25e-6;
+    return std::optional<TimingResult>(t);
+  };
+  EXPECT_EQ(SlowVerdictSeconds(0.005, 60e-6, time_warm), 20e-6);
+  EXPECT_EQ(asked.repeat, kWarmVerdictWindows);
+  EXPECT_GT(asked.repeat, 1);
+}
+
 TEST(SlowVerdictTest, AKernelSlowWhenWarmStaysSlow) {
   FakeKernel k{.micros = 200};
   auto time_warm = [&](const TimingOptions& o) {
