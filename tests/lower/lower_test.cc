@@ -103,6 +103,45 @@ TEST(LowerTest, UnrollCopiesTheBody) {
   EXPECT_THAT(Printed(s, keep), HasSubstr("unrolled (i.1, 0, 3)"));
 }
 
+// auto_unroll_max_step marks a nest too large to copy whole (128 x 8 vector
+// multiply-adds): its reduction loop (k) stays a loop, the tile's rows (i)
+// are still copied, so their accumulators keep constant indices. The same
+// loops unrolled by name (a schedule's choice) are all copied.
+TEST(LowerTest, AnAutoUnrolledNestPastTheBudgetKeepsItsReductionLoop) {
+  State s = Apply("matmul:M=8,N=16,K=128", {schedule::ReorderStep{2, {2, 0, 1}},
+                                            schedule::AnnotationStep{2, 2, IterAnnotation::kVectorize},
+                                            schedule::PragmaStep{2, 0, 4096}});
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("for (k, 0, 128)"));
+  EXPECT_THAT(text, Not(HasSubstr("(i, 0, 8)")));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+  // Under the budget (K=16), the whole nest is copied.
+  State small = Apply("matmul:M=8,N=16,K=16", {schedule::ReorderStep{2, {2, 0, 1}},
+                                               schedule::AnnotationStep{2, 2, IterAnnotation::kVectorize},
+                                               schedule::PragmaStep{2, 0, 4096}});
+  EXPECT_THAT(Printed(small), Not(HasSubstr("(k, 0, 16)")));
+  // Unrolled by name: copied whatever its size.
+  State named = Apply("matmul:M=8,N=16,K=128", {schedule::ReorderStep{2, {2, 0, 1}},
+                                                schedule::AnnotationStep{2, 0, IterAnnotation::kUnroll},
+                                                schedule::AnnotationStep{2, 1, IterAnnotation::kUnroll},
+                                                schedule::AnnotationStep{2, 2, IterAnnotation::kVectorize}});
+  EXPECT_THAT(Printed(named), Not(HasSubstr("(k, 0, 128)")));
+}
+
+// Past the budget, a conv's input-channel loop stays a loop but its window
+// taps stay copied, though they are outside it: each tap's border test (an
+// inlined padding's) is then decided outside the hot loop.
+TEST(LowerTest, AnAutoUnrolledConvPastTheBudgetKeepsItsChannelLoopNotItsTaps) {
+  State s = Apply("conv2d:N=1,C=64,H=6,W=6,K=4,R=3,S=3,pad=1",
+                  {schedule::ComputeInlineStep{1}, schedule::ReorderStep{3, {0, 1, 2, 3, 5, 6, 4}},  // ry rx rc
+                   schedule::PragmaStep{3, 0, 1024}});
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("for (rc, 0, 64)"));
+  EXPECT_THAT(text, Not(HasSubstr("(ry, 0, 3)")));
+  EXPECT_THAT(text, Not(HasSubstr("(rx, 0, 3)")));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 // A vectorized loop longer than kMaxVectorLanes stays a loop of `extent`
 // steps: auto-unroll must not copy it hundreds of times (a random schedule
 // doing so took LLVM minutes to compile).

@@ -1,7 +1,11 @@
 // Ansor's auto_unroll_max_step pragma: inside a stage's nest, every serial
 // loop whose total number of executed statements (its "step count") is at
 // most max_step is marked for unrolling. Vectorized loops count once: they
-// become single vector statements.
+// become single vector statements. A marked nest whose copies would exceed a
+// size budget (statements and expression nodes) keeps its marked reduction
+// loops that no border test reads (a conv's input channels, not its window
+// taps) as loops, outermost first, until it fits; the spatial loops of a
+// register tile stay marked.
 #pragma once
 
 #include <cstdint>
