@@ -5,6 +5,7 @@
 // under virtualization that cost a Winograd conv five times its own time.
 // Freed blocks are kept per thread instead, for the next call of the same
 // size: no system call and no page fault in steady state.
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <utility>
