@@ -69,6 +69,8 @@ std::optional<std::pair<int, const te::TensorRead*>> OnlyRead(const LowerContext
 // Whether stage s's values depend on constant placeholders alone (through
 // other stages too): the layout rewrite computes such a stage once, before
 // the first call, so how its own loops write it costs nothing per call.
+// (hoist_constants.cc decides which stages it really precomputes, after the
+// layouts are known, so it cannot be asked here.)
 bool ReadsConstantsOnly(const LowerContext& ctx, int s) {
   bool only = true;
   te::PostOrderVisit(ctx.bodies[s], [&](const te::Expr& e) {

@@ -106,9 +106,9 @@ Stmt KeepOneReductionLoop(const Stmt& s, const MarkedLoops& marked, bool* kept) 
 // (those that may stay loops) as loops, outermost first, until it fits: the
 // register tile's spatial loops stay unrolled, so its accumulators keep
 // their constant indices (keeping a spatial loop instead made kernels 3-10x
-// slower). Loops a
-// schedule unrolls by name stay unrolled: a Winograd transform's taps must
-// be copied for its constant matrix's zeros to fold away.
+// slower). Loops a schedule unrolls by name stay unrolled: a Winograd
+// transform's taps must be copied for its constant matrix's zeros to fold
+// away.
 Stmt FitUnrolledNests(const Stmt& s, const MarkedLoops& marked) {
   if (!s) return s;
   const For* f = s.as<For>();
