@@ -1,5 +1,10 @@
 // Fill tile sizes: every split of the sketch gets random lengths, chosen
 // while replaying so that each split sees the extent its loop has then.
+// A split whose lengths the sketch rule set (none is the placeholder 1, e.g.
+// simplify_const_tensor's vector level) keeps them; mutation may change
+// them later.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "search/annotation/annotation.h"
 #include "search/annotation/tile_lengths.h"
@@ -11,7 +16,8 @@ absl::StatusOr<schedule::State> FillTileSizes(const schedule::State& sketch, con
   schedule::State state(sketch.original_dag());
   for (const schedule::Step& step : sketch.steps()) {
     schedule::Step filled = step;
-    if (auto* split = std::get_if<schedule::SplitStep>(&filled)) {
+    auto* split = std::get_if<schedule::SplitStep>(&filled);
+    if (split && std::find(split->lengths.begin(), split->lengths.end(), 1) != split->lengths.end()) {
       int64_t extent = state.stage(split->stage).iter_node(split->iter).extent;
       split->lengths = RandomTileLengths(extent, static_cast<int>(split->lengths.size()),
                                          hw.max_innermost_split_factor, rng);

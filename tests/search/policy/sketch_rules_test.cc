@@ -192,20 +192,29 @@ TEST(SketchRulesTest, WinogradTransformsUnrollTheirMatrixAxesAndGatherTheTileIns
     }
     ASSERT_GE(data_pack, 0);
     ASSERT_GE(input_tile, 0);
-    // [p.0, c.0, p.1, c.1, eps, nu, r_a, r_b]: the last four unrolled.
+    // [p.0, c.0.0, p.1, c.0.1, eps, nu, r_a, r_b, c.1]: the matrix axes
+    // unrolled, one vector of channels inside them (16 lanes, all 16 here).
     const schedule::Stage& dp = st.stage(data_pack);
-    ASSERT_EQ(dp.iters.size(), 8u) << st.ToString();
-    for (int i = 0; i < 8; ++i)
-      EXPECT_EQ(dp.iters[i].annotation == schedule::IterAnnotation::kUnroll, i >= 4) << st.ToString();
+    ASSERT_EQ(dp.iters.size(), 9u) << st.ToString();
+    for (int i = 0; i < 9; ++i)
+      EXPECT_EQ(dp.iters[i].annotation == schedule::IterAnnotation::kUnroll, i >= 4 && i < 8) << st.ToString();
+    EXPECT_EQ(dp.iter_node(8).kind, schedule::IterKind::kSpatial) << st.ToString();
+    EXPECT_EQ(dp.iter_node(8).extent, 16) << st.ToString();
     const auto* at = std::get_if<schedule::ComputeAtIter>(&st.stage(input_tile).location);
     ASSERT_NE(at, nullptr) << st.ToString();
     EXPECT_EQ(at->target_stage, data_pack);
     EXPECT_EQ(at->target_node, dp.iters[3].node);
-    for (int sample = 0; sample < 2; ++sample) {
+    int vector_transforms = 0;
+    for (int sample = 0; sample < 4; ++sample) {
       absl::StatusOr<schedule::State> program = SampleInitState(st, TwoCores(), rng);
       ASSERT_TRUE(program.ok()) << program.status();
       EXPECT_EQ(testing::CheckAgainstReference(w, *program, sample), "") << program->ToString();
+      // The vector level keeps its length through sampling.
+      const schedule::Stage& sampled = program->stage(data_pack);
+      EXPECT_EQ(sampled.iter_node(static_cast<int>(sampled.iters.size()) - 1).extent, 16) << program->ToString();
+      vector_transforms += sampled.iters.back().annotation == schedule::IterAnnotation::kVectorize;
     }
+    EXPECT_GT(vector_transforms, 0) << "no sampled data transform runs over a vector of channels";
   }
 }
 
