@@ -28,19 +28,10 @@ constexpr int64_t kMaxPrepackWork = 64;
 // Whether stage s reads constants only: constant placeholders, or stages
 // precomputed whole (at root).
 bool ReadsOnlyConstants(const LowerContext& ctx, int s, const std::map<int, HoistedStage>& hoisted) {
-  bool only = true;
-  te::PostOrderVisit(ctx.bodies[s], [&](const te::Expr& e) {
-    const auto* read = e.as<te::TensorRead>();
-    if (!read || !only) return;
-    const te::Tensor& t = read->tensor;
-    if (t->is_placeholder()) {
-      only = t->constant;
-      return;
-    }
-    auto it = hoisted.find(ctx.state->dag()->IndexOf(t.get()));
-    only = it != hoisted.end() && it->second.outer.empty();
+  return ctx.ReadsOnlyConstants(s, [&](int producer) {
+    auto it = hoisted.find(producer);
+    return it != hoisted.end() && it->second.outer.empty();
   });
-  return only;
 }
 
 bool HostsStages(const LowerContext& ctx, int s) {

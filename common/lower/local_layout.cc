@@ -70,20 +70,12 @@ std::optional<std::pair<int, const te::TensorRead*>> OnlyRead(const LowerContext
 // other stages too): the layout rewrite computes such a stage once, before
 // the first call, so how its own loops write it costs nothing per call.
 // (hoist_constants.cc decides which stages it really precomputes, after the
-// layouts are known, so it cannot be asked here.)
+// layouts are known, so it cannot be asked here; both ask the context's
+// ReadsOnlyConstants.)
 bool ReadsConstantsOnly(const LowerContext& ctx, int s) {
-  bool only = true;
-  te::PostOrderVisit(ctx.bodies[s], [&](const te::Expr& e) {
-    const auto* read = e.as<te::TensorRead>();
-    if (!read || !only) return;
-    if (read->tensor->is_placeholder()) {
-      only = read->tensor->constant;
-      return;
-    }
-    const int producer = ctx.state->dag()->IndexOf(read->tensor.get());
-    only = producer >= 0 && producer != s && ctx.bodies[producer] && ReadsConstantsOnly(ctx, producer);
+  return ctx.ReadsOnlyConstants(s, [&](int producer) {
+    return producer != s && ctx.bodies[producer] && ReadsConstantsOnly(ctx, producer);
   });
-  return only;
 }
 
 }  // namespace

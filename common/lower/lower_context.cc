@@ -5,6 +5,7 @@
 #include "common/lower/hoist_constants.h"
 #include "common/lower/local_layout.h"
 #include "common/schedule/effective_body.h"
+#include "common/te/expr_util.h"
 #include "common/te/tensor.h"
 
 namespace tuneforge::lower {
@@ -108,6 +109,21 @@ absl::StatusOr<LowerContext> MakeLowerContext(const schedule::State& state,
   for (int s : dag.ArgumentOps()) ctx.arguments.push_back(ctx.buffers[s]);
   HoistConstantStages(&ctx);
   return ctx;
+}
+
+bool LowerContext::ReadsOnlyConstants(int s, const std::function<bool(int producer)>& constant_stage) const {
+  bool only = true;
+  te::PostOrderVisit(bodies[s], [&](const te::Expr& e) {
+    const auto* read = e.as<te::TensorRead>();
+    if (!read || !only) return;
+    if (read->tensor->is_placeholder()) {
+      only = read->tensor->constant;
+      return;
+    }
+    const int producer = state->dag()->IndexOf(read->tensor.get());
+    only = producer >= 0 && constant_stage(producer);
+  });
+  return only;
 }
 
 }  // namespace tuneforge::lower

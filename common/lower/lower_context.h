@@ -2,6 +2,7 @@
 // loop variables, regions, inlined bodies, output buffers, attachments.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -41,6 +42,11 @@ struct LowerContext {
   std::map<int, HoistedStage> hoisted;    // by stage; their buffers end `arguments`
 
   const schedule::Stage& stage(int s) const { return state->stage(s); }
+  // Whether everything stage s's body reads is a constant placeholder or a
+  // stage `constant_stage` accepts (given its index): the layout rewrite and
+  // the constant hoisting each ask it with their own notion of a constant
+  // stage.
+  bool ReadsOnlyConstants(int s, const std::function<bool(int producer)>& constant_stage) const;
   // Stage s's region extents, or a region-relative index, in the order its
   // buffer stores them.
   std::vector<int64_t> StoredExtents(int s) const { return Stored(s, regions[s].extent); }
