@@ -15,6 +15,9 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--def", args->def_files, "compute-definition file (repeatable)");
   cmd->add_option("--model", args->model,
                   "ONNX model: tune every task of it (fused subgraphs, weighted by how often they run)");
+  cmd->add_option("--conv-algorithm", args->conv_algorithm,
+                  "with --model: how its 3x3 stride-1 convolutions are tuned: direct (the default) or winograd "
+                  "(F(4x4,3x3)); run and compile use whichever form has the faster record");
   cmd->add_option("--batch", args->batch, "candidates per round (default 64)");
   cmd->add_option("--policy", args->policy,
                   "search policy: ansor (sketches, evolutionary search, learned cost model), droplet (ansor's "
@@ -55,7 +58,14 @@ absl::StatusOr<JobSpecArgs> WithModelTasks(const JobSpecArgs& args, ResolvedJobS
         "--model tunes the model's own tasks; give the model or workloads (OP:KEY=VALUE, --def), not both");
   if (!args.weights.empty())
     return absl::InvalidArgumentError("--weights: a model's tasks are weighted by how often the model runs them");
-  absl::StatusOr<ModelWorkloads> m = ResolveModelWorkloads(args.model);
+  graph::ModelOptions options;
+  if (args.conv_algorithm == "winograd") {
+    options.conv = graph::ConvAlgorithm::kWinograd;
+  } else if (!args.conv_algorithm.empty() && args.conv_algorithm != "direct") {
+    return absl::InvalidArgumentError(absl::StrCat("--conv-algorithm is '", args.conv_algorithm,
+                                                   "'; give direct or winograd"));
+  }
+  absl::StatusOr<ModelWorkloads> m = ResolveModelWorkloads(args.model, options);
   if (!m.ok()) return m.status();
   JobSpecArgs resolved = args;
   resolved.weights = m->weights;
@@ -76,6 +86,9 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
     if (!with_model.ok()) return with_model.status();
     args = *std::move(with_model);
   }
+  if (given.model.empty() && !given.conv_algorithm.empty())
+    return absl::InvalidArgumentError("--conv-algorithm chooses how a model's convolutions are tuned; add --model "
+                                      "F.onnx, or name the workload itself (conv2d:... or conv2d_winograd:...)");
   if (args.specs.empty() && args.def_files.empty() && out.workloads.empty())
     return absl::InvalidArgumentError(
         "no workload: name one as OP:KEY=VALUE,... (e.g. matmul:M=1024,N=1024,K=1024) or give "

@@ -12,7 +12,7 @@ Json ModelReportJson(const graph::Model& model, const ModelRunReport& r, const s
     const graph::KernelInfo& k = r.kernels[i];
     const graph::ModelTask& t = model.tasks[i];
     kernels.push_back(Json{{"name", k.name},
-                           {"workload", t.spec.empty() ? Json() : Json(t.spec)},
+                           {"workload", k.spec.empty() ? Json() : Json(k.spec)},
                            {"workload_key", k.workload_key},
                            {"weight", t.weight},
                            {"tuned", k.tuned},
@@ -52,7 +52,7 @@ std::string ModelReportText(const graph::Model& model, const ModelRunReport& r,
     absl::StrAppend(&text, absl::StrFormat("\n  %-8s x%-3d %9.4f ms %5.1f%%  %s", k.tuned ? "tuned" : "untuned",
                                            model.tasks[i].weight, ms,
                                            profiled_ms > 0 ? 100 * ms / profiled_ms : 0.0,
-                                           model.tasks[i].spec.empty() ? k.name : model.tasks[i].spec));
+                                           k.spec.empty() ? k.name : k.spec));
     if (!k.fallback_reason.empty()) absl::StrAppend(&text, " (stored schedule unusable: ", k.fallback_reason, ")");
   }
   return text;

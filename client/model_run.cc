@@ -51,12 +51,12 @@ void Check(const te::NDArray& got, const te::NDArray& want, size_t output, Model
 }  // namespace
 
 graph::ScheduleLookup LookupFrom(RecordSource& source, const std::string& device_key) {
-  return [&source, device_key](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
+  return [&source, device_key](const std::string& key) -> std::optional<graph::TunedSchedule> {
     absl::StatusOr<std::optional<v1::Record>> best = BestForDevice(source, key, device_key);
     if (!best.ok() || !best->has_value()) return std::nullopt;
     absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson((*best)->schedule_json());
     if (!s.ok()) return std::nullopt;
-    return s->steps;
+    return graph::TunedSchedule{s->steps, (*best)->median_seconds()};
   };
 }
 

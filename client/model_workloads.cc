@@ -5,8 +5,8 @@
 
 namespace tuneforge::cli {
 
-absl::StatusOr<ModelWorkloads> ResolveModelWorkloads(const std::string& path) {
-  auto model = graph::LoadModel(path);
+absl::StatusOr<ModelWorkloads> ResolveModelWorkloads(const std::string& path, const graph::ModelOptions& options) {
+  auto model = graph::LoadModel(path, {}, options);
   if (!model.ok()) return model.status();
   ModelWorkloads out;
   out.model = std::make_shared<const graph::Model>(*std::move(model));

@@ -21,6 +21,7 @@ struct ModelWorkloads {
 
 // Errors: the import's (a malformed file, an unsupported op, a dynamic
 // shape), prefixed with the path.
-absl::StatusOr<ModelWorkloads> ResolveModelWorkloads(const std::string& path);
+absl::StatusOr<ModelWorkloads> ResolveModelWorkloads(const std::string& path,
+                                                     const graph::ModelOptions& options = {});
 
 }  // namespace tuneforge::cli

@@ -31,8 +31,11 @@ void FreeArena(uint8_t* p) { std::free(p); }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(const Model& model,
+absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(const Model& given,
                                                                       const ScheduleLookup& lookup) {
+  absl::StatusOr<Model> faster = WithFasterForms(given, lookup);
+  if (!faster.ok()) return faster.status();
+  const Model& model = *faster;
   std::unique_ptr<CompiledModel> m(new CompiledModel());
   m->graph_ = model.graph;
   m->groups_ = model.groups;
@@ -40,7 +43,7 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(const Mode
   m->plan_ = PlanMemory(m->graph_, m->groups_);
   m->packed_.resize(model.groups.size());
   for (const ModelTask& task : model.tasks) {
-    KernelInfo info{task.name, task.workload_key, false, ""};
+    KernelInfo info{task.name, task.workload_key, false, "", task.spec};
     const GroupKernel& kernel = model.kernels[task.groups.front()];
     auto loaded = CompileTask(kernel, lookup, &info);
     if (!loaded.ok())

@@ -21,15 +21,20 @@
 
 namespace tuneforge::graph {
 
-// The tuned steps of a workload key, or nullopt when it has none.
-using ScheduleLookup =
-    std::function<std::optional<std::vector<schedule::Step>>(const std::string& workload_key)>;
+// A workload key's best record: its steps and how long the program ran.
+struct TunedSchedule {
+  std::vector<schedule::Step> steps;
+  double seconds = 0;
+};
+// The best record of a workload key, or nullopt when it has none.
+using ScheduleLookup = std::function<std::optional<TunedSchedule>(const std::string& workload_key)>;
 
 struct KernelInfo {
   std::string name;
   std::string workload_key;
   bool tuned = false;
   std::string fallback_reason;  // a stored schedule that did not replay or compile
+  std::string spec;             // the library spec of the form that runs, or empty
 };
 
 class CompiledModel {

@@ -131,8 +131,11 @@ std::string CIdentifier(const std::string& name) {
   return out;
 }
 
-absl::StatusOr<LibraryReport> WriteModelLibrary(const Model& model, const ScheduleLookup& lookup,
+absl::StatusOr<LibraryReport> WriteModelLibrary(const Model& given, const ScheduleLookup& lookup,
                                                 const LibraryOptions& options) {
+  absl::StatusOr<Model> faster = WithFasterForms(given, lookup);
+  if (!faster.ok()) return faster.status();
+  const Model& model = *faster;
   const std::string name = CIdentifier(options.name.empty() ? model.name : options.name);
   fs::path dir(options.out_dir);
   std::error_code ec;
@@ -154,7 +157,7 @@ absl::StatusOr<LibraryReport> WriteModelLibrary(const Model& model, const Schedu
   for (size_t t = 0; t < model.tasks.size(); ++t) {
     const ModelTask& task = model.tasks[t];
     for (int gi : task.groups) task_of_group[gi] = static_cast<int>(t);
-    KernelInfo info{task.name, task.workload_key, false, ""};
+    KernelInfo info{task.name, task.workload_key, false, "", task.spec};
     auto func = ChooseProgram(model.kernels[task.groups.front()], lookup, absl::StrCat(name, "_k", t), &info);
     if (!func.ok()) return func.status();
     auto object = codegen::CompileToObject(*func, codegen::Target::Host());

@@ -10,6 +10,7 @@
 #include "common/te/ops/depthwise_conv.h"
 #include "common/te/ops/epilogue.h"
 #include "common/te/ops/matmul.h"
+#include "common/te/ops/winograd_conv.h"
 #include "common/te/workload.h"
 #include "graph/lower/node_te.h"
 
@@ -69,7 +70,17 @@ std::optional<LibraryRoot> WithBias(const Graph& g, const Node& n, int64_t K, In
   return root;
 }
 
-std::optional<LibraryRoot> ConvRoot(const Graph& g, const Node& n, const Conv& c, Inputs& in) {
+// Winograd's F(4x4, 3x3) where it computes the same convolution. Tiles of
+// 4 even on sizes 4 does not divide (14x14: the last tile's extra outputs
+// are computed and dropped): F(2x2, 3x3) costs 4 multiplies an output
+// against 2.25, more than the waste.
+constexpr int64_t kWinogradTile = 4;
+
+bool WinogradComputes(const Conv& c, int64_t R, int64_t S, int64_t stride, int64_t dilation) {
+  return R == 3 && S == 3 && stride == 1 && dilation == 1 && c.group == 1;
+}
+
+std::optional<LibraryRoot> ConvRoot(const Graph& g, const Node& n, const Conv& c, Inputs& in, ConvAlgorithm conv) {
   const Value& x = g.values[n.inputs[0]];
   const Value& w = g.values[n.inputs[1]];
   if (x.shape.size() != 4 || c.pads_begin != c.pads_end || !AllEqual(c.pads_begin) ||
@@ -91,6 +102,15 @@ std::optional<LibraryRoot> ConvRoot(const Graph& g, const Node& n, const Conv& c
                  {"pad", pad}, {"dilation", dilation}, {"M", M}};
   } else {
     Tensor kernel = in.Add(g, n.inputs[1]);
+    if (conv == ConvAlgorithm::kWinograd && WinogradComputes(c, R, S, stride, dilation)) {
+      built = te::ops::WinogradConv2d({N, C, H, W, K, pad, kWinogradTile, x.dtype}, {data, kernel});
+      root.op = "conv2d_winograd";
+      root.keys = {{"N", N}, {"C", C}, {"H", H}, {"W", W}, {"K", K}, {"pad", pad}, {"tile", kWinogradTile}};
+      if (built.ok()) {
+        root.built = *built;
+        return WithBias(g, n, K, in, std::move(root));
+      }
+    }
     built = te::ops::Conv2d({N, C, H, W, K, R, S, stride, pad, dilation, c.group, x.dtype}, {data, kernel});
     root.op = "conv2d";
     root.keys = {{"N", N}, {"C", C}, {"H", H}, {"W", W}, {"K", K}, {"R", R}, {"S", S},
@@ -158,8 +178,8 @@ std::optional<LibraryRoot> MatMulRoot(const Graph& g, const Node& n, Inputs& in)
   return root;
 }
 
-std::optional<LibraryRoot> Root(const Graph& g, const Node& n, Inputs& in) {
-  if (const auto* c = std::get_if<Conv>(&n.op)) return ConvRoot(g, n, *c, in);
+std::optional<LibraryRoot> Root(const Graph& g, const Node& n, Inputs& in, ConvAlgorithm conv) {
+  if (const auto* c = std::get_if<Conv>(&n.op)) return ConvRoot(g, n, *c, in, conv);
   if (const auto* c = std::get_if<ConvTranspose>(&n.op)) return ConvTransposeRoot(g, n, *c, in);
   if (std::holds_alternative<MatMul>(n.op)) return MatMulRoot(g, n, in);
   if (std::holds_alternative<Dense>(n.op)) {
@@ -220,9 +240,9 @@ std::optional<std::pair<std::string, ValueId>> Epilogue(const Graph& g, const No
   return std::make_pair(std::string("bias"), other);
 }
 
-std::optional<GroupKernel> LibraryKernel(const Graph& g, const Group& group) {
+std::optional<GroupKernel> LibraryKernel(const Graph& g, const Group& group, ConvAlgorithm conv) {
   Inputs in;
-  std::optional<LibraryRoot> root = Root(g, g.nodes[group.nodes[0]], in);
+  std::optional<LibraryRoot> root = Root(g, g.nodes[group.nodes[0]], in, conv);
   if (!root) return std::nullopt;
   ValueId chain = g.nodes[group.nodes[0]].output;
   for (size_t k = 1; k < group.nodes.size(); ++k) {
@@ -294,8 +314,8 @@ absl::StatusOr<GroupKernel> GenericKernel(const Graph& g, const Group& group) {
 
 }  // namespace
 
-absl::StatusOr<GroupKernel> BuildGroupKernel(const Graph& graph, const Group& group) {
-  if (std::optional<GroupKernel> k = LibraryKernel(graph, group)) return *std::move(k);
+absl::StatusOr<GroupKernel> BuildGroupKernel(const Graph& graph, const Group& group, ConvAlgorithm conv) {
+  if (std::optional<GroupKernel> k = LibraryKernel(graph, group, conv)) return *std::move(k);
   return GenericKernel(graph, group);
 }
 

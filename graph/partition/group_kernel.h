@@ -28,6 +28,14 @@ struct GroupKernel {
   std::string name;  // "conv2d+bias+relu", or the nodes' ops joined: "softmax", "add+relu"
 };
 
-absl::StatusOr<GroupKernel> BuildGroupKernel(const Graph& graph, const Group& group);
+// How a group whose root is a convolution with a 3x3 kernel, stride 1,
+// dilation 1 and one group computes it: directly, or by Winograd's
+// F(4x4, 3x3) (conv2d_winograd: fewer multiplies, through transforms; the
+// faster of the two depends on the shape and the tuning). Other groups are
+// the same either way.
+enum class ConvAlgorithm { kDirect, kWinograd };
+
+absl::StatusOr<GroupKernel> BuildGroupKernel(const Graph& graph, const Group& group,
+                                             ConvAlgorithm conv = ConvAlgorithm::kDirect);
 
 }  // namespace tuneforge::graph

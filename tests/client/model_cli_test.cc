@@ -78,6 +78,32 @@ TEST(ModelCliTest, TuneModelTunesEveryTaskAndRunUsesTheTunedKernels) {
   for (const auto& k : r.json["kernels"]) EXPECT_EQ(k["tuned"], true) << k.dump();
 }
 
+// `--conv-algorithm winograd` tunes the 3x3 convs' Winograd form; `run`
+// then runs it (the only form with records), with outputs that match.
+TEST(ModelCliTest, TuneModelWithWinogradTunesAndRunsTheWinogradConvs) {
+  std::string dir = MakeTempDir();
+  std::string model = SaveModel(dir, graph::testing::ResidualBlocks(8, 10, 10), "blocks");
+  std::vector<std::string> args = {"tune", "--model", model, "--conv-algorithm", "winograd", "--trials", "8",
+                                   "--batch", "4", "--policy", "random", "--db", dir + "/m.db", "--json"};
+  args.insert(args.end(), kQuickMeasure.begin(), kQuickMeasure.end());
+  CliResult t = RunCliIn(dir, args, absl::Seconds(300));
+  ASSERT_EQ(t.exit_code, 0) << t.err << t.out;
+  EXPECT_EQ(t.json["outputs_checked"], true) << t.out;
+  CliResult r = RunCliIn(dir, {"run", "--model", model, "--db", dir + "/m.db", "--runs", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.json["untuned_tasks"], 0) << r.out;
+  EXPECT_EQ(r.json["outputs_checked"], true) << r.out;
+  ASSERT_EQ(r.json["kernels"].size(), 2u) << r.out;
+  for (const auto& k : r.json["kernels"])
+    EXPECT_THAT(k["name"].get<std::string>(), HasSubstr("conv2d_winograd+bias")) << k.dump();
+
+  CliResult unknown = RunCliIn(dir, {"tune", "--model", model, "--conv-algorithm", "fft", "--trials", "4"});
+  ExpectOneLineError(unknown, "--conv-algorithm is 'fft'; give direct or winograd");
+  CliResult alone = RunCliIn(dir, {"tune", "conv2d:N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", "--conv-algorithm",
+                                   "winograd", "--trials", "4"});
+  ExpectOneLineError(alone, "--conv-algorithm chooses how a model's convolutions are tuned");
+}
+
 // A `tune --model` killed mid-run leaves its job unfinished; the same
 // command continues it rather than tuning a second job beside it (the
 // embedded server resumes the old one on start either way).

@@ -44,11 +44,11 @@ TEST(ExportTest, PackedWeightsAreStoredPerGroupAndTheProgramMatchesTheExecutor) 
   ASSERT_TRUE(model.ok()) << model.status();
   const std::string matmul = te::ParseWorkload("matmul:M=4,N=256,K=64")->dag->workload_key();
   // Tiles (j.0, k.0, i, k.1, j.1) with B's 8x16 panel copied inside k.0.
-  ScheduleLookup lookup = [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
+  ScheduleLookup lookup = [&](const std::string& key) -> std::optional<TunedSchedule> {
     if (key != matmul) return std::nullopt;
-    return std::vector<schedule::Step>{schedule::SplitStep{2, 1, {16}, true}, schedule::SplitStep{2, 3, {8}, true},
+    return TunedSchedule{{schedule::SplitStep{2, 1, {16}, true}, schedule::SplitStep{2, 3, {8}, true},
                                        schedule::ReorderStep{2, {1, 3, 0, 4, 2}},
-                                       schedule::CacheReadStep{1, "local", {2}}, schedule::ComputeAtStep{2, 3, 1}};
+                                       schedule::CacheReadStep{1, "local", {2}}, schedule::ComputeAtStep{2, 3, 1}}};
   };
   LibraryOptions options;
   options.out_dir = dir + "/lib";

@@ -49,6 +49,72 @@ TEST(ModelTest, BatchNormsFoldIntoConvsAndConvBiasReluIsOneTaskWithTheSpecsKey) 
   EXPECT_EQ(m.groups.size(), 4u);
 }
 
+// The 3x3 convs of ResidualBlocks have a Winograd form. Built with it, the
+// tasks are conv2d_winograd's (the keys of single-op jobs); either way the
+// other form is each group's alternative, and the executor runs the form
+// whose record is faster, with the same outputs.
+TEST(ModelTest, A3x3ConvRunsInTheFormWhoseRecordIsFaster) {
+  const testing::OnnxBuilder b = testing::ResidualBlocks(8, 10, 10);
+  Model direct = MustBuild(b, "resnet");
+  auto imported = ImportOnnxModel(b.model());
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ModelOptions options;
+  options.conv = ConvAlgorithm::kWinograd;
+  auto winograd = BuildModel(*std::move(imported), "resnet", options);
+  ASSERT_TRUE(winograd.ok()) << winograd.status();
+  ASSERT_EQ(winograd->tasks.size(), 2u);
+  EXPECT_EQ(winograd->tasks[0].spec,
+            te::ParseWorkload("conv2d_winograd+bias+relu:N=1,C=8,H=10,W=10,K=8,pad=1,tile=4")->spec);
+  EXPECT_EQ(winograd->tasks[1].spec,
+            te::ParseWorkload("conv2d_winograd+bias+add+relu:N=1,C=8,H=10,W=10,K=8,pad=1,tile=4")->spec);
+  ASSERT_EQ(direct.tasks.size(), 2u);
+  for (size_t g = 0; g < direct.groups.size(); ++g) {
+    ASSERT_TRUE(direct.alternatives[g].has_value()) << g;
+    EXPECT_EQ(direct.alternatives[g]->dag->workload_key(), winograd->kernels[g].dag->workload_key());
+    EXPECT_EQ(direct.alternatives[g]->args, direct.kernels[g].args);
+  }
+  // The first task's Winograd record is the faster, the second's direct one.
+  absl::flat_hash_map<std::string, double> seconds = {{winograd->tasks[0].workload_key, 1e-6},
+                                                     {direct.tasks[0].workload_key, 2e-6},
+                                                     {direct.tasks[1].workload_key, 1e-6},
+                                                     {winograd->tasks[1].workload_key, 2e-6}};
+  ScheduleLookup lookup = [&](const std::string& k) -> std::optional<TunedSchedule> {
+    auto it = seconds.find(k);
+    if (it == seconds.end()) return std::nullopt;
+    return TunedSchedule{{}, it->second};  // the unscheduled program, as a stored schedule
+  };
+  auto chosen = CompiledModel::Compile(direct, lookup);
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  ASSERT_EQ((*chosen)->kernels().size(), 2u);
+  EXPECT_EQ((*chosen)->kernels()[0].name, "conv2d_winograd+bias+relu");
+  EXPECT_EQ((*chosen)->kernels()[0].workload_key, winograd->tasks[0].workload_key);
+  EXPECT_EQ((*chosen)->kernels()[1].name, "conv2d+bias+add+relu");
+  for (const KernelInfo& k : (*chosen)->kernels()) EXPECT_TRUE(k.tuned) << k.name;
+  // Only a record of the Winograd form: it runs, whatever form was tuned.
+  seconds = {{winograd->tasks[1].workload_key, 1e-3}};
+  auto only_winograd = CompiledModel::Compile(direct, lookup);
+  ASSERT_TRUE(only_winograd.ok()) << only_winograd.status();
+  EXPECT_EQ((*only_winograd)->kernels()[1].name, "conv2d_winograd+bias+add+relu");
+
+  auto reference = CompiledModel::Compile(direct, nullptr);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  std::vector<te::NDArray> inputs;
+  for (ValueId id : direct.graph.inputs) {
+    auto a = te::NDArray::Empty(direct.graph.values[id].dtype, direct.graph.values[id].shape);
+    ASSERT_TRUE(a.ok()) << a.status();
+    a->FillRandom(11 + id);
+    inputs.push_back(*std::move(a));
+  }
+  auto want = (*reference)->Run(inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (auto* m : {&*chosen, &*only_winograd}) {
+    auto got = (*m)->Run(inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t o = 0; o < want->size(); ++o) EXPECT_EQ(Mismatch((*got)[o], (*want)[o]), "") << "output " << o;
+  }
+}
+
 // A DCGAN layer: a stride-2 transposed convolution, batch norm, relu.
 testing::OnnxBuilder TransposedConvBnRelu() {
   testing::OnnxBuilder b;
@@ -152,10 +218,10 @@ TEST(ModelTest, ATunedScheduleIsUsedAndTheUntunedCountIsReported) {
   // A schedule for the first task: split its first axis (a real step).
   const std::string key = m.tasks[0].workload_key;
   int asked = 0;
-  ScheduleLookup lookup = [&](const std::string& k) -> std::optional<std::vector<schedule::Step>> {
+  ScheduleLookup lookup = [&](const std::string& k) -> std::optional<TunedSchedule> {
     ++asked;
     if (k != key) return std::nullopt;
-    return std::vector<schedule::Step>{};  // the unscheduled program, as a stored schedule
+    return TunedSchedule{};  // the unscheduled program, as a stored schedule
   };
   auto compiled = CompiledModel::Compile(m, lookup);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
@@ -184,7 +250,7 @@ TEST(ModelTest, EachGroupRunsWithItsOwnWeightsPackedOnce) {
       schedule::SplitStep{2, 1, {16}, true}, schedule::SplitStep{2, 3, {8}, true},
       schedule::ReorderStep{2, {1, 3, 0, 4, 2}}, schedule::CacheReadStep{1, "local", {2}},
       schedule::ComputeAtStep{2, 3, 1}};
-  auto tuned = CompiledModel::Compile(m, [&](const std::string&) { return packed_panels; });
+  auto tuned = CompiledModel::Compile(m, [&](const std::string&) { return TunedSchedule{packed_panels, 1e-6}; });
   ASSERT_TRUE(tuned.ok()) << tuned.status();
   ASSERT_TRUE((*tuned)->kernels()[0].tuned) << (*tuned)->kernels()[0].fallback_reason;
   auto reference = CompiledModel::Compile(m, nullptr);
