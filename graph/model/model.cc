@@ -1,6 +1,8 @@
 #include "graph/model/model.h"
 
 #include <filesystem>
+#include <optional>
+#include <variant>
 
 
 namespace tuneforge::graph {
@@ -18,11 +20,14 @@ absl::StatusOr<Model> BuildModel(Graph graph, std::string name, const ModelOptio
   for (const Group& group : model.groups) {
     auto kernel = BuildGroupKernel(model.graph, group, options.conv);
     if (!kernel.ok()) return kernel.status();
-    auto alternative = BuildGroupKernel(model.graph, group, other);
-    if (alternative.ok() && alternative->dag->workload_key() != kernel->dag->workload_key())
-      model.alternatives.push_back(*std::move(alternative));
-    else
-      model.alternatives.push_back(std::nullopt);
+    // Only a conv has another form; building every group twice would
+    // double the model's build for nothing.
+    std::optional<GroupKernel> alternative;
+    if (std::holds_alternative<Conv>(model.graph.nodes[group.nodes[0]].op))
+      if (auto other_form = BuildGroupKernel(model.graph, group, other);
+          other_form.ok() && other_form->dag->workload_key() != kernel->dag->workload_key())
+        alternative = *std::move(other_form);
+    model.alternatives.push_back(std::move(alternative));
     model.kernels.push_back(*std::move(kernel));
   }
   auto tasks = DeduplicateTasks(model.kernels);

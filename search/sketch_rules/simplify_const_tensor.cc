@@ -16,6 +16,7 @@
 // still.
 #include <algorithm>
 
+#include "search/annotation/tile_lengths.h"
 #include "search/sketch_rules/sketch_rules.h"
 #include "search/sketch_rules/stage_queries.h"
 
@@ -77,9 +78,10 @@ class SimplifyConstTensorRule : public SketchRule {
  private:
   // The longest vector of at most hw.vector_lanes that divides the extent.
   static int64_t VectorLength(int64_t extent, const HardwareParams& hw) {
-    for (int64_t v = std::min<int64_t>(extent, hw.vector_lanes); v > 1; --v)
-      if (extent % v == 0) return v;
-    return 1;
+    int64_t lanes = 1;
+    for (int64_t d : Divisors(extent))
+      if (d <= hw.vector_lanes) lanes = d;
+    return lanes;
   }
   static bool IsConstantIndexAxis(const te::OpAnalysis& a, int axis) {
     return std::find(a.constant_index_axes.begin(), a.constant_index_axes.end(), axis) !=
