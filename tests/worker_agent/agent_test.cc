@@ -212,6 +212,11 @@ TEST(AgentTest, ServerRestartMeansReconnectReRegisterAndOneAcknowledgedReport) {
   ExpectMeasuredFine(s.results["t-1"], 3);
   EXPECT_EQ(s.accepted, 1);
   EXPECT_EQ(s.duplicates, 0);
+  // The server counts a registration when the call arrives, the agent once
+  // its answer is back: wait for the agent's count before reading it.
+  const absl::Time registered_by = absl::Now() + absl::Seconds(10);
+  while (run.agent().counters().registrations < 2 && absl::Now() < registered_by)
+    absl::SleepFor(absl::Milliseconds(10));
   WorkerCounters c = run.agent().counters();
   EXPECT_GE(c.reconnects, 1);
   EXPECT_EQ(c.registrations, 2);
