@@ -81,6 +81,9 @@ def main():
     parser.add_argument("--models", default="resnet18,resnet50,mobilenet_v2,dcgan,bert_layer")
     parser.add_argument("--db", default="models.db")
     parser.add_argument("--tune-trials", type=int, default=0)
+    parser.add_argument("--conv-algorithm", choices=["direct", "winograd"], default="direct",
+                        help="the form a tuning part tunes 3x3 stride-1 convs in; `run` then picks each conv's "
+                             "faster record")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--processes", type=int, default=3)
     parser.add_argument("--runs", type=int, default=20)
@@ -98,10 +101,11 @@ def main():
         if args.tune_trials > 0:
             start = time.time()
             j = run_json([args.tuneforge, "tune", "--model", model, "--trials", str(args.tune_trials), "--db", args.db,
-                          "--threads", str(args.threads), "--json"])
+                          "--threads", str(args.threads), "--conv-algorithm", args.conv_algorithm, "--json"])
             trials, tune_s, search = j["trials"], time.time() - start, j.get("search")
         tf = tuneforge_latency(args.tuneforge, model, args.db, args.threads, args.processes, args.runs)
-        row = {"model": name, "tasks": tf["tasks"], "untuned_tasks": tf["untuned_tasks"], "trials": trials,
+        row = {"model": name, "conv_algorithm": args.conv_algorithm if args.tune_trials > 0 else None,
+               "tasks": tf["tasks"], "untuned_tasks": tf["untuned_tasks"], "trials": trials,
                "tune_s": tune_s, "latency_ms": tf["latency_ms"], "outputs_checked": tf["outputs_checked"],
                "max_abs_error": tf["max_abs_error"],
                "pytorch_ms": pytorch_latency(name, args.threads, args.processes, args.runs),
