@@ -260,8 +260,11 @@ int main(int argc, char** argv) {
   bool search_round = false, tuning = false;
   TuningOptions tuning_opt;
   std::string policies = "ansor,random", workloads;
+  std::string round_workload = "matmul:M=1024,N=1024,K=1024";
   app.add_flag("--search-round", search_round,
                "the search side of one Ansor round (2048 x 4 generations) instead");
+  app.add_option("--round-workload", round_workload,
+                 "the workload spec of --search-round (default matmul:M=1024,N=1024,K=1024)");
   app.add_flag("--tuning", tuning,
                "tuning curves (best GFLOPS vs trials and time) of the search policies against "
                "OpenBLAS and oneDNN instead: " + absl::StrJoin(TuningWorkloadNames(), ", "));
@@ -285,7 +288,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::vector<int>& thread_counts = *parsed_threads;
-  if (search_round) return RunSearchRoundBench(opt.json, thread_counts.empty() ? 2 : thread_counts.back());
+  if (search_round)
+    return RunSearchRoundBench(round_workload, opt.json, thread_counts.empty() ? 2 : thread_counts.back());
   if (tuning) {
     tuning_opt.self = self;
     tuning_opt.tuneforge_binary = (std::filesystem::path(self).parent_path() / "tuneforge").string();

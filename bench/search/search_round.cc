@@ -10,9 +10,12 @@
 
 namespace tuneforge::bench {
 
-int RunSearchRoundBench(bool json, int threads) {
-  absl::StatusOr<te::Workload> w = te::ParseWorkload("matmul:M=1024,N=1024,K=1024");
-  if (!w.ok()) return 1;
+int RunSearchRoundBench(const std::string& workload, bool json, int threads) {
+  absl::StatusOr<te::Workload> w = te::ParseWorkload(workload);
+  if (!w.ok()) {
+    std::fprintf(stderr, "--round-workload: %s\n", std::string(w.status().message()).c_str());
+    return 2;
+  }
   search::HardwareParams hw;
   hw.num_cores = threads;
   hw.vector_lanes = 16;
@@ -55,7 +58,7 @@ int RunSearchRoundBench(bool json, int threads) {
               << "\n";
     return 0;
   }
-  std::printf("search side of one round (matmul 1024^3, population %d x %d generations, 64 picked, %d threads):\n",
+  std::printf("search side of one round (%s, population %d x %d generations, 64 picked, %d threads):\n", workload.c_str(),
               options.evolution.population, options.evolution.generations, threads);
   std::printf("  median of 3 rounds: %.2f s (target <= 1 s)\n", per_round);
   std::printf("  over the 3 rounds: %lld programs scored, %lld met again (score reused); features %.2f s, XGBoost predict %.2f s, "

@@ -3,8 +3,10 @@
 // model, pick 64 — what the server spends between two measured batches.
 #pragma once
 
+#include <string>
+
 namespace tuneforge::bench {
 
-int RunSearchRoundBench(bool json, int threads);
+int RunSearchRoundBench(const std::string& workload, bool json, int threads);
 
 }  // namespace tuneforge::bench

@@ -76,7 +76,7 @@ absl::StatusOr<LowerContext> MakeLowerContext(const schedule::State& state,
   absl::StatusOr<std::vector<schedule::Region>> regions = schedule::InferRegions(state, ctx.vars);
   if (!regions.ok()) return regions.status();
   ctx.regions = *std::move(regions);
-  ctx.bodies = schedule::EffectiveBodies(state);
+  ctx.bodies = schedule::EffectiveStagesOf(state)->bodies;
 
   const te::ComputeDag& dag = *state.dag();
   int n = state.num_stages();

@@ -63,8 +63,9 @@ class RegionInference {
       : state_(state), stages_(*stages), vars_(vars) {}
 
   absl::StatusOr<std::vector<Region>> Run() {
-    std::vector<te::Expr> bodies = EffectiveBodies(state_);
-    std::vector<std::vector<int>> consumers = EffectiveConsumers(state_, bodies);
+    std::shared_ptr<const EffectiveStages> effective = EffectiveStagesOf(state_);
+    const std::vector<te::Expr>& bodies = effective->bodies;
+    const std::vector<std::vector<int>>& consumers = effective->consumers;
     int n = static_cast<int>(stages_.size());
     std::vector<Region> regions(n);
     for (Stage& s : stages_) ResetToShape(&s);
@@ -243,6 +244,8 @@ absl::StatusOr<std::vector<Region>> InferRegions(const State& state, const LoopV
 }
 
 absl::Status InferBound(State* state) {
+  // Kept with the state: its copies and the steps after reuse it.
+  state->set_effective_memo(EffectiveStagesOf(*state));
   LoopVars vars = MakeLoopVars(*state);
   std::vector<Stage> stages = state->stages();
   absl::StatusOr<std::vector<Region>> regions = RegionInference(*state, &stages, vars).Run();

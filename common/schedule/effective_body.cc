@@ -11,14 +11,37 @@ namespace tuneforge::schedule {
 
 bool IsInlined(const Stage& stage) { return std::holds_alternative<ComputeInlined>(stage.location); }
 
-std::vector<te::Expr> EffectiveBodies(const State& state) {
+namespace {
+
+// EffectiveBodies, reusing `previous`'s bodies (a memo of the same ops with
+// other stages inlined) for the stages none of whose producers changed:
+// inlining one more stage recomputes only the stages that read it.
+std::vector<te::Expr> BodiesReusing(const State& state, const EffectiveStages* previous) {
   std::vector<te::Expr> bodies(state.num_stages());
+  std::vector<bool> changed(state.num_stages(), previous == nullptr);
   absl::flat_hash_map<const te::TensorNode*, int> index;
   for (int i = 0; i < state.num_stages(); ++i) index[state.stage(i).op.get()] = i;
   // Stages come in topological order, so producers are substituted first.
   for (int i = 0; i < state.num_stages(); ++i) {
     const Stage& s = state.stage(i);
     if (s.is_placeholder()) continue;
+    if (previous) {
+      bool stale = false;
+      te::PostOrderVisit(s.op->body, [&](const te::Expr& e) {
+        const auto* r = e.as<te::TensorRead>();
+        if (!r || stale) return;
+        auto it = index.find(r->tensor.get());
+        if (it == index.end()) return;
+        const int p = it->second;
+        const bool inlined = IsInlined(state.stage(p));
+        stale = inlined != previous->inlined[p] || (inlined && changed[p]);
+      });
+      if (!stale) {
+        bodies[i] = previous->bodies[i];
+        continue;
+      }
+      changed[i] = true;
+    }
     bodies[i] = te::ReplaceReads(s.op->body, [&](const te::TensorRead& r, const te::Expr&) {
       auto it = index.find(r.tensor.get());
       if (it == index.end() || !IsInlined(state.stage(it->second))) return te::Expr();
@@ -31,6 +54,17 @@ std::vector<te::Expr> EffectiveBodies(const State& state) {
   }
   return bodies;
 }
+
+bool SameOps(const EffectiveStages& memo, const State& state) {
+  if (memo.ops.size() != static_cast<size_t>(state.num_stages())) return false;
+  for (int i = 0; i < state.num_stages(); ++i)
+    if (memo.ops[i] != state.stage(i).op) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<te::Expr> EffectiveBodies(const State& state) { return BodiesReusing(state, nullptr); }
 
 std::vector<std::vector<int>> EffectiveConsumers(const State& state,
                                                  const std::vector<te::Expr>& bodies) {
@@ -50,6 +84,25 @@ std::vector<std::vector<int>> EffectiveConsumers(const State& state,
   }
   for (auto& list : consumers) std::sort(list.begin(), list.end());
   return consumers;
+}
+
+std::shared_ptr<const EffectiveStages> EffectiveStagesOf(const State& state) {
+  const std::shared_ptr<const EffectiveStages>& memo = state.effective_memo();
+  const bool same_ops = memo && SameOps(*memo, state);
+  if (same_ops) {
+    bool same_inlining = true;
+    for (int i = 0; i < state.num_stages() && same_inlining; ++i)
+      same_inlining = memo->inlined[i] == IsInlined(state.stage(i));
+    if (same_inlining) return memo;
+  }
+  auto out = std::make_shared<EffectiveStages>();
+  for (const Stage& s : state.stages()) {
+    out->ops.push_back(s.op);
+    out->inlined.push_back(IsInlined(s));
+  }
+  out->bodies = BodiesReusing(state, same_ops ? memo.get() : nullptr);
+  out->consumers = EffectiveConsumers(state, out->bodies);
+  return out;
 }
 
 }  // namespace tuneforge::schedule

@@ -2,6 +2,7 @@
 // their consumers: the bodies lowering and bound inference work on.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "common/schedule/state.h"
@@ -20,5 +21,19 @@ std::vector<te::Expr> EffectiveBodies(const State& state);
 // (through any chain of inlined stages), in stage order.
 std::vector<std::vector<int>> EffectiveConsumers(const State& state,
                                                  const std::vector<te::Expr>& bodies);
+
+// Both of the above for one state, with what they depend on: each stage's
+// op and whether it is inlined.
+struct EffectiveStages {
+  std::vector<te::Tensor> ops;
+  std::vector<bool> inlined;
+  std::vector<te::Expr> bodies;
+  std::vector<std::vector<int>> consumers;
+};
+// The state's memo when its ops and inlining are still those of the memo,
+// else computed afresh (the search replays thousands of step lists, each
+// running bound inference after most steps; Winograd's inlined matrices made
+// recomputing the bodies most of a search round).
+std::shared_ptr<const EffectiveStages> EffectiveStagesOf(const State& state);
 
 }  // namespace tuneforge::schedule

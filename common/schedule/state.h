@@ -18,6 +18,8 @@
 
 namespace tuneforge::schedule {
 
+struct EffectiveStages;  // effective_body.h
+
 enum class IterKind : uint8_t { kSpatial, kReduce };
 
 // A node of a stage's iterator graph. Nodes 0..n-1 are the op's axes
@@ -128,6 +130,12 @@ class State {
   std::vector<Stage>& mutable_stages() { return stages_; }
   void set_dag(te::ComputeDagPtr dag) { dag_ = std::move(dag); }
 
+  // ---- For effective_body.cc ---------------------------------------------
+  // The effective bodies last computed for this state or a state it was
+  // copied from: a memo that EffectiveStagesOf() checks still fits.
+  const std::shared_ptr<const EffectiveStages>& effective_memo() const { return effective_memo_; }
+  void set_effective_memo(std::shared_ptr<const EffectiveStages> memo) { effective_memo_ = std::move(memo); }
+
  private:
   // Apply without the copy that keeps *this unchanged on error (Replay).
   absl::Status ApplyInPlace(const Step& step);
@@ -142,6 +150,10 @@ class State {
   // Hash() of steps_, computed on first use (the search hashes every state
   // several times); 0: not yet.
   mutable uint64_t hash_ = 0;
+  // Bound inference after each step needs every stage's body with the
+  // inlined stages substituted, which only ops and inlining change (not
+  // splits, reorders or annotations): copies share it until they do.
+  std::shared_ptr<const EffectiveStages> effective_memo_;
 };
 
 // A fresh, untransformed stage for `op` (nodes = axes, then reduction axes).
