@@ -3,7 +3,7 @@
 //
 //   tuneforge-bench [--json] [--threads 1,2] [--quick]
 //   tuneforge-bench --service [--json] [--quick]   (bench/service/)
-//   tuneforge-bench --search-round [--json]         (bench/search/)
+//   tuneforge-bench --search-round [--round-workload SPEC] [--json]   (bench/search/)
 //   tuneforge-bench --tuning [--trials N] [--policies ansor,random,ansor:sketch-selection=learned:mutation-choice=learned] [--workloads a,b] [--keep-dbs DIR]
 //
 // Rows: the shipped expert schedules (tests/data/schedules) and the naive
