@@ -142,6 +142,31 @@ TEST(LowerTest, AnAutoUnrolledConvPastTheBudgetKeepsItsChannelLoopNotItsTaps) {
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 
+// An elementwise nest has no reduction loop to keep: past the budget its
+// outermost marked loop stays a loop. A vectorized axis fused across rows
+// of a tile (m.1@n.1: 4 rows of 3 of a 6-wide row) is read and written lane
+// by lane and counts its lanes: 128 x 2 copies of three 12-lane accesses
+// pass the budget; counted as one node each they would not.
+TEST(LowerTest, AnAutoUnrolledElementwiseNestPastTheBudgetKeepsItsOuterLoop) {
+  auto steps = [] {
+    return std::vector<schedule::Step>{schedule::SplitStep{2, 0, {4}, true},  // m.0 m.1 n
+                                       schedule::SplitStep{2, 2, {3}, true},  // m.0 m.1 n.0 n.1
+                                       schedule::ReorderStep{2, {0, 2, 1, 3}},
+                                       schedule::FuseStep{2, {2, 3}},  // m.0 n.0 m.1@n.1
+                                       schedule::AnnotationStep{2, 2, IterAnnotation::kVectorize},
+                                       schedule::PragmaStep{2, 0, 4096}};
+  };
+  State s = Apply("add:M=512,N=6", steps());
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("for (m.0, 0, 128)"));
+  EXPECT_THAT(text, Not(HasSubstr("(n.0, 0, 2)")));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+  // 16 x 2 copies fit, and are copied.
+  State small = Apply("add:M=64,N=6", steps());
+  EXPECT_THAT(Printed(small), Not(HasSubstr("(m.0, 0, 16)")));
+  EXPECT_EQ(CheckAgainstReference(small), "");
+}
+
 // A vectorized loop longer than kMaxVectorLanes stays a loop of `extent`
 // steps: auto-unroll must not copy it hundreds of times (a random schedule
 // doing so took LLVM minutes to compile).

@@ -30,7 +30,8 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(const lower::LoweredFu
                                                           const llvm::TargetMachine& machine,
                                                           llvm::LLVMContext& context);
 
-// LLVM's new-PM default pipeline for `opt_level` (0..3).
+// LLVM's new-PM default pipeline for `opt_level` (0..3), less the passes
+// that do not pay on kernels, with the loop vectorizer kept off huge loops.
 void OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_level);
 
 // Object file bytes or assembly text.

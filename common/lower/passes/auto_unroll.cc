@@ -4,6 +4,7 @@
 #include "common/lower/passes/vectorize.h"
 #include "common/lower/stmt_functor.h"
 #include "common/overloaded.h"
+#include "common/te/expr_util.h"
 
 namespace tuneforge::lower {
 namespace {
@@ -55,6 +56,47 @@ int64_t OwnNodes(const Stmt& s) {
   return n;
 }
 
+// Whether a vectorized loop's variable `var` reaches `index` through an
+// integer division or remainder: a fused axis that crosses rows, whose
+// vector access becomes one load or store and one lane insert or extract
+// per lane. (Strided lanes and padding's selects stay vector code.)
+bool PerLaneIndex(const Expr& index, const te::VarNode* var) {
+  bool per_lane = false;
+  te::PostOrderVisit(index, [&](const Expr& n) {
+    const auto* b = n.as<te::Binary>();
+    if (b && (b->op == te::BinOp::kFloorDiv || b->op == te::BinOp::kFloorMod || b->op == te::BinOp::kDiv ||
+              b->op == te::BinOp::kMod))
+      per_lane = per_lane || te::UsesVar(n, var);
+  });
+  return per_lane;
+}
+
+// Extra nodes for the accesses of a vectorized loop's body that go lane by
+// lane: `lanes` each (counted as one node, a 24-lane gather in a copied
+// tile hid 24 loads and inserts per copy; layer norm and batch matmul
+// candidates of that kind took 2-10 s to compile).
+int64_t PerLaneAccessNodes(const For& loop) {
+  const te::VarNode* var = loop.var.get();
+  int64_t accesses = 0;
+  auto count = [&](const std::vector<Expr>& indices) {
+    for (const Expr& i : indices) {
+      if (PerLaneIndex(i, var)) {
+        ++accesses;
+        return;
+      }
+    }
+  };
+  VisitStmts(loop.body, [&](const Stmt& x) {
+    if (const Store* st = x.as<Store>()) count(st->indices);
+  });
+  VisitExprs(loop.body, [&](const Expr& e) {
+    te::PostOrderVisit(e, [&](const Expr& n) {
+      if (const auto* load = n.as<te::BufferLoad>()) count(load->indices);
+    });
+  });
+  return accesses * loop.extent;
+}
+
 // Nodes of s once its unrolled loops are copied.
 int64_t UnrolledNodes(const Stmt& s) {
   if (!s) return 0;
@@ -65,60 +107,106 @@ int64_t UnrolledNodes(const Stmt& s) {
   });
   const For* f = s.as<For>();
   if (f && f->kind == ForKind::kUnrolled) return f->extent * inner;
+  if (f && f->kind == ForKind::kVectorized && f->extent <= kMaxVectorLanes)
+    return OwnNodes(s) + inner + PerLaneAccessNodes(*f);
   return OwnNodes(s) + inner;
 }
 
-// A loop that may stay a loop: no store below it indexes by it (it walks a
-// reduction, a conv's input channels, so its copies all update the same
-// accumulators), and no condition below it tests it (a window tap's border
-// test: copied, each tap's test is decided above the tile and the taps that
-// read padding are dropped; kept as a loop, the tests stay in the hot loop
-// and made conv 7x7 candidates 10-16x slower).
-bool MayStayALoop(const For& f) {
+// Whether a condition below the loop tests its variable (a window tap's
+// border test: copied, each tap's test is decided above the tile and the
+// taps that read padding are dropped; kept as a loop, the tests stay in the
+// hot loop and made conv 7x7 candidates 10-16x slower, a Winograd input
+// tile's 15-20%).
+bool TestedByACondition(const For& f) {
+  const te::VarNode* var = f.var.get();
+  bool tested = false;
+  VisitStmts(f.body, [&](const Stmt& x) {
+    if (const IfThenElse* branch = x.as<IfThenElse>()) tested = tested || te::UsesVar(branch->condition, var);
+  });
+  VisitExprs(f.body, [&](const Expr& e) {
+    te::PostOrderVisit(e, [&](const Expr& n) {
+      if (const auto* select = n.as<te::Select>()) tested = tested || te::UsesVar(select->cond, var);
+    });
+  });
+  return tested;
+}
+
+// Whether a store below the loop indexes by its variable (else it walks a
+// reduction, a conv's input channels, whose copies all update the same
+// accumulators).
+bool IndexesAStore(const For& f) {
   const te::VarNode* var = f.var.get();
   bool used = false;
   VisitStmts(f.body, [&](const Stmt& x) {
     if (const Store* st = x.as<Store>())
       for (const Expr& i : st->indices) used = used || te::UsesVar(i, var);
-    if (const IfThenElse* branch = x.as<IfThenElse>()) used = used || te::UsesVar(branch->condition, var);
   });
-  VisitExprs(f.body, [&](const Expr& e) {
-    te::PostOrderVisit(e, [&](const Expr& n) {
-      if (const auto* select = n.as<te::Select>()) used = used || te::UsesVar(select->cond, var);
-    });
-  });
-  return !used;
+  return used;
 }
 
-// s with the outermost reduction loop this pass marked kept as a loop; s
+// Whether a vectorized loop below s goes lane by lane (PerLaneIndex).
+bool HasPerLaneAccess(const Stmt& s) {
+  bool found = false;
+  VisitStmts(s, [&](const Stmt& x) {
+    const For* f = x.as<For>();
+    found = found || (f && f->kind == ForKind::kVectorized && f->extent <= kMaxVectorLanes &&
+                      PerLaneAccessNodes(*f) > 0);
+  });
+  return found;
+}
+
+// Whether a store below s reads the element it writes (an accumulator):
+// such a nest is a register tile whose spatial loops must stay copied.
+bool UpdatesAnAccumulator(const Stmt& s) {
+  bool updates = false;
+  VisitStmts(s, [&](const Stmt& x) {
+    const Store* st = x.as<Store>();
+    if (!st || updates) return;
+    te::PostOrderVisit(st->value, [&](const Expr& n) {
+      const auto* load = n.as<te::BufferLoad>();
+      updates = updates || (load && load->buffer.get() == st->buffer.get());
+    });
+  });
+  return updates;
+}
+
+// s with the outermost loop this pass marked kept as a loop, one that no
+// condition tests (and, when `reductions_only`, that indexes no store); s
 // itself when there is none. *kept says whether one was found.
-Stmt KeepOneReductionLoop(const Stmt& s, const MarkedLoops& marked, bool* kept) {
+Stmt KeepOneLoop(const Stmt& s, const MarkedLoops& marked, bool reductions_only, bool* kept) {
   if (!s || *kept) return s;
-  if (const For* f = s.as<For>();
-      f && f->kind == ForKind::kUnrolled && marked.contains(f->var.get()) && MayStayALoop(*f)) {
+  if (const For* f = s.as<For>(); f && f->kind == ForKind::kUnrolled && marked.contains(f->var.get()) &&
+                                 !TestedByACondition(*f) && !(reductions_only && IndexesAStore(*f))) {
     *kept = true;
     return MakeFor(f->var, f->extent, ForKind::kSerial, f->body);
   }
-  return MapStmtChildren(s, [&](const Stmt& c) { return KeepOneReductionLoop(c, marked, kept); });
+  return MapStmtChildren(s, [&](const Stmt& c) { return KeepOneLoop(c, marked, reductions_only, kept); });
 }
 
 // A nest too large to copy whole keeps the reduction loops this pass marked
-// (those that may stay loops) as loops, outermost first, until it fits: the
+// (those no condition tests) as loops, outermost first, until it fits: the
 // register tile's spatial loops stay unrolled, so its accumulators keep
 // their constant indices (keeping a spatial loop instead made kernels 3-10x
-// slower). Loops a schedule unrolls by name stay unrolled: a Winograd
-// transform's taps must be copied for its constant matrix's zeros to fold
-// away.
+// slower). A nest without accumulators whose vectors go lane by lane (an
+// elementwise stage vectorized across rows) then keeps its other marked
+// loops that no condition tests, outermost first: its copies are scalar code. A plain elementwise
+// nest stays copied (kept as loops, the zero-fill of Winograd's batched
+// matmul tile made its best programs 5-15% slower). Loops a schedule
+// unrolls by name stay unrolled: a Winograd transform's taps must be
+// copied for its constant matrix's zeros to fold away.
 Stmt FitUnrolledNests(const Stmt& s, const MarkedLoops& marked) {
   if (!s) return s;
   const For* f = s.as<For>();
   if (!f || f->kind != ForKind::kUnrolled)
     return MapStmtChildren(s, [&](const Stmt& c) { return FitUnrolledNests(c, marked); });
   Stmt nest = s;
-  while (UnrolledNodes(nest) > kMaxUnrolledNodes) {
-    bool kept = false;
-    nest = KeepOneReductionLoop(nest, marked, &kept);
-    if (!kept) break;
+  for (bool reductions_only : {true, false}) {
+    if (!reductions_only && (UpdatesAnAccumulator(nest) || !HasPerLaneAccess(nest))) break;
+    while (UnrolledNodes(nest) > kMaxUnrolledNodes) {
+      bool kept = false;
+      nest = KeepOneLoop(nest, marked, reductions_only, &kept);
+      if (!kept) break;
+    }
   }
   return nest;
 }
