@@ -1,6 +1,6 @@
 // A function pass run just before LLVM's loop vectorizer: an innermost loop
 // with more memory operations than `max_memory_ops` gets
-// `llvm.loop.vectorize.enable = false`. The vectorizer's loop-access analysis
+// `llvm.loop.vectorize.enable` 0 (off). The vectorizer's loop-access analysis
 // compares every pair of accesses to one buffer, so a big unrolled body (a
 // scalar depthwise or conv 7x7 tile of thousands of loads) cost it seconds
 // per candidate; such bodies are the schedule's own unrolled tile and are
