@@ -184,16 +184,17 @@ Stmt KeepOneLoop(const Stmt& s, const MarkedLoops& marked, bool reductions_only,
 }
 
 // A nest too large to copy whole keeps the reduction loops this pass marked
-// (those no condition tests) as loops, outermost first, until it fits: the
-// register tile's spatial loops stay unrolled, so its accumulators keep
-// their constant indices (keeping a spatial loop instead made kernels 3-10x
-// slower). A nest without accumulators whose vectors go lane by lane (an
-// elementwise stage vectorized across rows) then keeps its other marked
-// loops that no condition tests, outermost first: its copies are scalar code. A plain elementwise
-// nest stays copied (kept as loops, the zero-fill of Winograd's batched
-// matmul tile made its best programs 5-15% slower). Loops a schedule
-// unrolls by name stay unrolled: a Winograd transform's taps must be
-// copied for its constant matrix's zeros to fold away.
+// (those that index no store and that no condition tests) as loops,
+// outermost first, until it fits: the register tile's spatial loops stay
+// unrolled, so its accumulators keep their constant indices (keeping a
+// spatial loop instead made kernels 3-10x slower). A nest without
+// accumulators whose vectors go lane by lane (an elementwise stage
+// vectorized across rows) then keeps its other marked loops that no
+// condition tests, outermost first: its copies are scalar code. A plain
+// elementwise nest stays copied (kept as loops, the zero-fill of Winograd's
+// batched matmul tile made its best programs 5-15% slower). Loops a
+// schedule unrolls by name stay unrolled: a Winograd transform's taps must
+// be copied for its constant matrix's zeros to fold away.
 Stmt FitUnrolledNests(const Stmt& s, const MarkedLoops& marked) {
   if (!s) return s;
   const For* f = s.as<For>();
