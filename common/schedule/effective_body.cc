@@ -86,15 +86,54 @@ std::vector<std::vector<int>> EffectiveConsumers(const State& state,
   return consumers;
 }
 
+namespace {
+
+bool SameInlining(const EffectiveStages& memo, const State& state) {
+  for (int i = 0; i < state.num_stages(); ++i)
+    if (memo.inlined[i] != IsInlined(state.stage(i))) return false;
+  return true;
+}
+
+// The effective stages computed last on this thread, for the step lists of
+// one sketch: they share the DAG after their leading rewrites and inline
+// the same stages, but each replay starts from a state whose memo predates
+// the inlining. Entries hold their ops, so a match is never a freed DAG's.
+class RecentEffectiveStages {
+ public:
+  std::shared_ptr<const EffectiveStages> Find(const State& state) {
+    for (Entry& e : entries_)
+      if (SameOps(*e.stages, state) && SameInlining(*e.stages, state)) {
+        e.last_use = ++clock_;
+        return e.stages;
+      }
+    return nullptr;
+  }
+  void Add(std::shared_ptr<const EffectiveStages> stages) {
+    Entry* slot = entries_.size() < kEntries ? &entries_.emplace_back() : nullptr;
+    if (!slot)
+      slot = &*std::min_element(entries_.begin(), entries_.end(),
+                                [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; });
+    *slot = Entry{std::move(stages), ++clock_};
+  }
+
+ private:
+  static constexpr size_t kEntries = 16;  // a workload has a handful of sketches
+  struct Entry {
+    std::shared_ptr<const EffectiveStages> stages;
+    uint64_t last_use = 0;
+  };
+  std::vector<Entry> entries_;
+  uint64_t clock_ = 0;
+};
+
+}  // namespace
+
 std::shared_ptr<const EffectiveStages> EffectiveStagesOf(const State& state) {
   const std::shared_ptr<const EffectiveStages>& memo = state.effective_memo();
   const bool same_ops = memo && SameOps(*memo, state);
-  if (same_ops) {
-    bool same_inlining = true;
-    for (int i = 0; i < state.num_stages() && same_inlining; ++i)
-      same_inlining = memo->inlined[i] == IsInlined(state.stage(i));
-    if (same_inlining) return memo;
-  }
+  if (same_ops && SameInlining(*memo, state)) return memo;
+  thread_local RecentEffectiveStages recent;
+  if (std::shared_ptr<const EffectiveStages> found = recent.Find(state)) return found;
   auto out = std::make_shared<EffectiveStages>();
   for (const Stage& s : state.stages()) {
     out->ops.push_back(s.op);
@@ -102,6 +141,7 @@ std::shared_ptr<const EffectiveStages> EffectiveStagesOf(const State& state) {
   }
   out->bodies = BodiesReusing(state, same_ops ? memo.get() : nullptr);
   out->consumers = EffectiveConsumers(state, out->bodies);
+  recent.Add(out);
   return out;
 }
 

@@ -97,28 +97,54 @@ absl::StatusOr<State> State::Replay(te::ComputeDagPtr dag, const std::vector<Ste
 }
 
 absl::StatusOr<State> State::ReplayFrom(State state, std::span<const Step> steps) {
-  // In place: on an error the half-built state is thrown away anyway.
-  for (const Step& step : steps)
-    if (absl::Status s = state.ApplyInPlace(step); !s.ok()) return s;
-  return state;
+  // Bound inference is deferred: the other steps read no inferred extent
+  // (a split's or fuse's derived extents are recomputed by the inference
+  // itself), so one inference at the end gives the state that inferring
+  // after every step gives. Only steps that rebuild the DAG read extents
+  // (rfactor, the cache stages' axes): inference runs before them.
+  const size_t first = state.steps_.size();
+  bool stale = false;
+  bool failed = false;
+  for (const Step& step : steps) {
+    if (stale && StepReachOf(step) == StepReach::kDag) {
+      failed = !InferBound(&state).ok();
+      stale = false;
+    }
+    failed = failed || !state.ApplyInPlace(step, /*infer_bounds=*/false).ok();
+    if (failed) break;
+    stale = stale || state.BoundsMayChange(step);
+  }
+  if (!failed && stale) failed = !InferBound(&state).ok();
+  if (!failed) return state;
+  // Replay step by step from the start for the error an eager replay gives
+  // (which step, and why). A list fails here only if it fails eagerly: the
+  // steps' own checks read no inferred extent, and the final inference is
+  // the eager one's. (The converse need not hold: a list whose final state
+  // is sound is accepted even if a state on the way was not.)
+  std::vector<Step> all(state.steps_.begin(), state.steps_.begin() + static_cast<std::ptrdiff_t>(first));
+  all.insert(all.end(), steps.begin(), steps.end());
+  State eager(state.original_dag_);
+  for (const Step& step : all)
+    if (absl::Status s = eager.ApplyInPlace(step, /*infer_bounds=*/true); !s.ok()) return s;
+  return eager;
 }
 
 absl::Status State::Apply(const Step& step) {
   // Steps check everything they can before editing, but bound inference
   // runs after the edit: work on a copy so a failure leaves *this as it was.
   State next = *this;
-  if (absl::Status s = next.ApplyInPlace(step); !s.ok()) return s;
+  if (absl::Status s = next.ApplyInPlace(step, /*infer_bounds=*/true); !s.ok()) return s;
   *this = std::move(next);
   return absl::OkStatus();
 }
 
-absl::Status State::ApplyInPlace(const Step& step) {
+absl::Status State::ApplyInPlace(const Step& step, bool infer_bounds) {
   const StepContext ctx{this, static_cast<int>(steps_.size()), StepKindName(step)};
   absl::Status applied = std::visit([&](const auto& s) { return ApplyStep(s, ctx); }, step);
   if (!applied.ok()) return applied;
   steps_.push_back(step);
   hash_ = 0;
-  if (!BoundsMayChange(step)) return absl::OkStatus();
+  if (!infer_bounds || !BoundsMayChange(step)) return absl::OkStatus();
   if (absl::Status bound = InferBound(this); !bound.ok()) return ctx.Error(bound.message());
   return absl::OkStatus();
 }

@@ -137,8 +137,9 @@ class State {
   void set_effective_memo(std::shared_ptr<const EffectiveStages> memo) { effective_memo_ = std::move(memo); }
 
  private:
-  // Apply without the copy that keeps *this unchanged on error (Replay).
-  absl::Status ApplyInPlace(const Step& step);
+  // Apply without the copy that keeps *this unchanged on error (Replay);
+  // with `infer_bounds` false the extents are left for the caller to infer.
+  absl::Status ApplyInPlace(const Step& step, bool infer_bounds);
   // False when bound inference after `step` (just applied) could change
   // nothing: it is skipped then (replay is the search's inner loop).
   bool BoundsMayChange(const Step& step) const;

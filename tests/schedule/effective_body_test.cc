@@ -64,5 +64,39 @@ TEST(EffectiveBodyTest, ASplitKeepsTheMemoAndCopiesShareIt) {
   ExpectFreshBodies(copy);
 }
 
+// Winograd's CPU sketch splits the inverse transform before it caches
+// bgemm, so no replay starts from a kept prefix: what makes two replays of
+// one sketch's programs share their work is the rewrite giving one DAG.
+std::vector<Step> SplitThenCacheWrite(int64_t split) {
+  return {SplitStep{10, 3, {split}, true},  // inverse's last axis
+          CacheWriteStep{8, "local"},       // bgemm, its producers inlined below
+          ComputeInlineStep{3},             // winograd_BT
+          ComputeInlineStep{1}};
+}
+
+TEST(EffectiveBodyTest, ReplaysOfOneSketchShareTheRewrittenDagAndTheInlinedBodies) {
+  const te::ComputeDagPtr dag = Winograd().dag();
+  absl::StatusOr<State> a = State::Replay(dag, SplitThenCacheWrite(2));
+  absl::StatusOr<State> b = State::Replay(dag, SplitThenCacheWrite(4));
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(a->dag().get(), b->dag().get());
+  EXPECT_EQ(EffectiveStagesOf(*a).get(), EffectiveStagesOf(*b).get());
+  ExpectFreshBodies(*b);
+  // The shared DAG is the one a step-by-step build makes.
+  State built(dag);
+  for (const Step& step : SplitThenCacheWrite(4)) ASSERT_TRUE(built.Apply(step).ok());
+  EXPECT_EQ(b->ToString(), built.ToString());
+  EXPECT_EQ(b->dag()->canonical_text(), built.dag()->canonical_text());
+  // Another DAG of the same workload gets its own rewrite, not this one.
+  const te::ComputeDagPtr other = Winograd().dag();
+  ASSERT_NE(other.get(), dag.get());
+  absl::StatusOr<State> c = State::Replay(other, SplitThenCacheWrite(2));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_NE(c->dag().get(), a->dag().get());
+  EXPECT_EQ(c->dag()->canonical_text(), a->dag()->canonical_text());
+  for (int i = 0; i < c->num_stages(); ++i) EXPECT_EQ(c->stage(i).op, c->dag()->op(i));
+}
+
 }  // namespace
 }  // namespace tuneforge::schedule

@@ -68,6 +68,23 @@ TEST(ReplayTest, ReplayFromAPrefixGivesTheStateOfAFullReplay) {
   EXPECT_THAT(std::string(failed.status().message()), ::testing::HasSubstr("step 3"));
 }
 
+// Replay infers bounds once, at the end, not after each step; a list with a
+// misplaced stage still fails, naming the step as a step-by-step build does.
+TEST(ReplayTest, AMisplacedStageFailsTheReplayWithTheErrorApplyGives) {
+  te::ComputeDagPtr dag = testing::ElementwiseChain(16, 16);  // A B C D
+  const std::vector<Step> steps = {SplitStep{3, 0, {4}, true}, SplitStep{2, 0, {4}, true},
+                                   ComputeAtStep{1, 3, 0}};  // B inside D, its reader C outside
+  State built(dag);
+  ASSERT_TRUE(built.Apply(steps[0]).ok());
+  ASSERT_TRUE(built.Apply(steps[1]).ok());
+  absl::Status applied = built.Apply(steps[2]);
+  ASSERT_FALSE(applied.ok());
+  EXPECT_THAT(std::string(applied.message()), ::testing::HasSubstr("step 2"));
+  absl::StatusOr<State> replayed = State::Replay(dag, steps);
+  ASSERT_FALSE(replayed.ok());
+  EXPECT_EQ(replayed.status(), applied);
+}
+
 TEST(ReplayTest, TheTiledStateLooksAsIntended) {
   State state = testing::ReplayOrFail(testing::MatmulRelu(128, 128, 64), TiledMatmulReluSteps());
   EXPECT_EQ(state.ToString(),

@@ -44,17 +44,20 @@ absl::Status ApplyStep(const CacheReadStep& step, const StepContext& ctx) {
                      "at root; add caches before compute_at (or compute_root it first)");
   if (absl::Status s = CheckReaders(ctx, step); !s.ok()) return s;
 
-  const te::Tensor& source = stage.op;
-  absl::StatusOr<te::Tensor> cache =
-      MakeCopyOp(UniqueOpName(*state.dag(), absl::StrCat(source->name, ".", step.scope)), source,
-                 "cache_read");
-  if (!cache.ok()) return ctx.Error(cache.status().message());
   const int at = step.stage + 1;
-  DagRewrite rewrite;
-  rewrite.ops = state.dag()->ops();
-  rewrite.ops.insert(rewrite.ops.begin() + at, *cache);
-  for (int r : step.readers) rewrite.redirects.emplace_back(r + 1, source.get(), *cache);
-  absl::StatusOr<te::ComputeDagPtr> dag = RebuildDag(std::move(rewrite));
+  absl::StatusOr<te::ComputeDagPtr> dag =
+      SharedRewrite(state.dag(), step, [&]() -> absl::StatusOr<te::ComputeDagPtr> {
+        const te::Tensor& source = stage.op;
+        absl::StatusOr<te::Tensor> cache =
+            MakeCopyOp(UniqueOpName(*state.dag(), absl::StrCat(source->name, ".", step.scope)), source,
+                       "cache_read");
+        if (!cache.ok()) return cache.status();
+        DagRewrite rewrite;
+        rewrite.ops = state.dag()->ops();
+        rewrite.ops.insert(rewrite.ops.begin() + at, *cache);
+        for (int r : step.readers) rewrite.redirects.emplace_back(r + 1, source.get(), *cache);
+        return RebuildDag(std::move(rewrite));
+      });
   if (!dag.ok()) return ctx.Error(dag.status().message());
 
   Stage inserted = MakeInitialStage((*dag)->op(at));

@@ -52,22 +52,24 @@ absl::Status ApplyStep(const CacheWriteStep& step, const StepContext& ctx) {
       return ctx.Error("stage ", StageLabel(state, s), " is computed inside a loop of ", name,
                        ", which cache_write replaces; apply cache_write before compute_at");
 
-  const te::Tensor original = stage.op;
-  absl::StatusOr<te::Tensor> cache = CopyWithFreshAxes(
-      original, UniqueOpName(*state.dag(), absl::StrCat(original->name, ".", step.scope)));
-  if (!cache.ok()) return ctx.Error(cache.status().message());
-  std::vector<te::Expr> indices;
-  for (const te::IterVar& a : original->axes) indices.push_back(te::Expr(a.var));
-  absl::StatusOr<te::Tensor> copy = te::MakeCompute(
-      original->name, original->axes, te::Read(*cache, std::move(indices)), "cache_write");
-  if (!copy.ok()) return ctx.Error(copy.status().message());
-
-  DagRewrite rewrite;
-  rewrite.ops = state.dag()->ops();
-  rewrite.ops[step.stage] = *copy;
-  rewrite.ops.insert(rewrite.ops.begin() + step.stage, *cache);
-  rewrite.replaced[original.get()] = *copy;
-  absl::StatusOr<te::ComputeDagPtr> dag = RebuildDag(std::move(rewrite));
+  absl::StatusOr<te::ComputeDagPtr> dag =
+      SharedRewrite(state.dag(), step, [&]() -> absl::StatusOr<te::ComputeDagPtr> {
+        const te::Tensor original = stage.op;
+        absl::StatusOr<te::Tensor> cache = CopyWithFreshAxes(
+            original, UniqueOpName(*state.dag(), absl::StrCat(original->name, ".", step.scope)));
+        if (!cache.ok()) return cache.status();
+        std::vector<te::Expr> indices;
+        for (const te::IterVar& a : original->axes) indices.push_back(te::Expr(a.var));
+        absl::StatusOr<te::Tensor> copy = te::MakeCompute(
+            original->name, original->axes, te::Read(*cache, std::move(indices)), "cache_write");
+        if (!copy.ok()) return copy.status();
+        DagRewrite rewrite;
+        rewrite.ops = state.dag()->ops();
+        rewrite.ops[step.stage] = *copy;
+        rewrite.ops.insert(rewrite.ops.begin() + step.stage, *cache);
+        rewrite.replaced[original.get()] = *copy;
+        return RebuildDag(std::move(rewrite));
+      });
   if (!dag.ok()) return ctx.Error(dag.status().message());
 
   Stage inserted = MakeInitialStage((*dag)->op(step.stage));

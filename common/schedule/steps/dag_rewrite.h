@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "common/schedule/state.h"
 #include "common/te/compute_dag.h"
@@ -30,6 +31,15 @@ struct DagRewrite {
 // or through rebuilt ops) reads a changed tensor, and makes the new DAG in
 // exactly the order of `rewrite.ops`.
 absl::StatusOr<te::ComputeDagPtr> RebuildDag(DagRewrite rewrite);
+
+// The DAG that `step` (a cache_read or cache_write, whose new DAG depends
+// only on the DAG it starts from and the step) makes of `dag`: built by
+// `build` the first time on this thread, the same DAG afterwards. The search
+// replays a sketch's steps thousands of times a round; one DAG for all its
+// programs lets what is derived from the ops (each stage's inlined body) be
+// kept between replays.
+absl::StatusOr<te::ComputeDagPtr> SharedRewrite(const te::ComputeDagPtr& dag, const Step& step,
+                                                absl::FunctionRef<absl::StatusOr<te::ComputeDagPtr>()> build);
 
 // `base`, or `base.1`, `base.2`, ... when an op of `dag` already has that name.
 std::string UniqueOpName(const te::ComputeDag& dag, const std::string& base);
