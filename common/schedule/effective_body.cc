@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "common/schedule/recently_used.h"
 #include "common/te/expr_util.h"
 #include "common/te/tensor.h"
 
@@ -94,46 +95,21 @@ bool SameInlining(const EffectiveStages& memo, const State& state) {
   return true;
 }
 
-// The effective stages computed last on this thread, for the step lists of
-// one sketch: they share the DAG after their leading rewrites and inline
-// the same stages, but each replay starts from a state whose memo predates
-// the inlining. Entries hold their ops, so a match is never a freed DAG's.
-class RecentEffectiveStages {
- public:
-  std::shared_ptr<const EffectiveStages> Find(const State& state) {
-    for (Entry& e : entries_)
-      if (SameOps(*e.stages, state) && SameInlining(*e.stages, state)) {
-        e.last_use = ++clock_;
-        return e.stages;
-      }
-    return nullptr;
-  }
-  void Add(std::shared_ptr<const EffectiveStages> stages) {
-    Entry* slot = entries_.size() < kEntries ? &entries_.emplace_back() : nullptr;
-    if (!slot)
-      slot = &*std::min_element(entries_.begin(), entries_.end(),
-                                [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; });
-    *slot = Entry{std::move(stages), ++clock_};
-  }
-
- private:
-  static constexpr size_t kEntries = 16;  // a workload has a handful of sketches
-  struct Entry {
-    std::shared_ptr<const EffectiveStages> stages;
-    uint64_t last_use = 0;
-  };
-  std::vector<Entry> entries_;
-  uint64_t clock_ = 0;
-};
-
 }  // namespace
 
 std::shared_ptr<const EffectiveStages> EffectiveStagesOf(const State& state) {
   const std::shared_ptr<const EffectiveStages>& memo = state.effective_memo();
   const bool same_ops = memo && SameOps(*memo, state);
   if (same_ops && SameInlining(*memo, state)) return memo;
-  thread_local RecentEffectiveStages recent;
-  if (std::shared_ptr<const EffectiveStages> found = recent.Find(state)) return found;
+  // The effective stages computed last on this thread, for the step lists
+  // of one sketch: they share the DAG after their rewrites and inline the
+  // same stages, but each replay starts from a state whose memo predates
+  // the inlining. Entries hold their ops, so a match is never a freed DAG's.
+  thread_local RecentlyUsed<std::shared_ptr<const EffectiveStages>> recent;
+  if (const auto* found = recent.Find([&](const std::shared_ptr<const EffectiveStages>& kept) {
+        return SameOps(*kept, state) && SameInlining(*kept, state);
+      }))
+    return *found;
   auto out = std::make_shared<EffectiveStages>();
   for (const Stage& s : state.stages()) {
     out->ops.push_back(s.op);

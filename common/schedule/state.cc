@@ -1,10 +1,9 @@
 #include "common/schedule/state.h"
 
-#include <algorithm>
-#include <optional>
 #include <string>
 
 #include "common/schedule/bound.h"
+#include "common/schedule/recently_used.h"
 #include "common/schedule/step_traits.h"
 #include "common/schedule/steps/apply_step.h"
 
@@ -57,31 +56,21 @@ class LeadingRewrites {
   absl::StatusOr<State> After(const te::ComputeDagPtr& dag, std::span<const Step> lead) {
     std::string key;
     for (const Step& step : lead) key += StepToString(step) + "\n";
-    for (Entry& e : entries_)
-      if (e.dag == dag.get() && e.key == key) {
-        e.last_use = ++clock_;
-        return *e.state;
-      }
+    if (const Entry* e = kept_.Find([&](const Entry& e) { return e.dag == dag.get() && e.key == key; }))
+      return e->state;
     absl::StatusOr<State> state = State::ReplayFrom(State(dag), lead);
     if (!state.ok()) return state;
-    Entry* slot = entries_.size() < kEntries ? &entries_.emplace_back() : nullptr;
-    if (!slot)
-      slot = &*std::min_element(entries_.begin(), entries_.end(),
-                                [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; });
-    *slot = Entry{dag.get(), std::move(key), *state, ++clock_};
+    kept_.Add(Entry{dag.get(), std::move(key), *state});
     return state;
   }
 
  private:
-  static constexpr size_t kEntries = 16;  // a workload has a handful of sketches
   struct Entry {
     const te::ComputeDag* dag = nullptr;  // kept alive by `state`
     std::string key;
-    std::optional<State> state;
-    uint64_t last_use = 0;
+    State state;
   };
-  std::vector<Entry> entries_;
-  uint64_t clock_ = 0;
+  RecentlyUsed<Entry> kept_;
 };
 
 }  // namespace

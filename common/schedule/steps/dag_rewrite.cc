@@ -1,8 +1,7 @@
 #include "common/schedule/steps/dag_rewrite.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
+#include "common/schedule/recently_used.h"
 #include "common/schedule/steps.h"
 #include "common/te/expr_util.h"
 
@@ -35,46 +34,20 @@ absl::StatusOr<te::ComputeDagPtr> RebuildDag(DagRewrite rewrite) {
   return std::make_shared<const te::ComputeDag>(*std::move(dag));
 }
 
-namespace {
-
-class RecentRewrites {
- public:
-  absl::StatusOr<te::ComputeDagPtr> Get(const te::ComputeDagPtr& dag, const Step& step,
-                                        absl::FunctionRef<absl::StatusOr<te::ComputeDagPtr>()> build) {
-    std::string key = StepToString(step);
-    for (Entry& e : entries_)
-      if (e.input == dag && e.step == key) {
-        e.last_use = ++clock_;
-        return e.output;
-      }
-    absl::StatusOr<te::ComputeDagPtr> output = build();
-    if (!output.ok()) return output;
-    Entry* slot = entries_.size() < kEntries ? &entries_.emplace_back() : nullptr;
-    if (!slot)
-      slot = &*std::min_element(entries_.begin(), entries_.end(),
-                                [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; });
-    *slot = Entry{dag, std::move(key), *output, ++clock_};
-    return output;
-  }
-
- private:
-  static constexpr size_t kEntries = 16;  // a workload has a handful of sketches
+absl::StatusOr<te::ComputeDagPtr> SharedRewrite(const te::ComputeDagPtr& dag, const Step& step,
+                                                absl::FunctionRef<absl::StatusOr<te::ComputeDagPtr>()> build) {
   struct Entry {
     te::ComputeDagPtr input;  // held: a match is never a freed DAG's address
     std::string step;
     te::ComputeDagPtr output;
-    uint64_t last_use = 0;
   };
-  std::vector<Entry> entries_;
-  uint64_t clock_ = 0;
-};
-
-}  // namespace
-
-absl::StatusOr<te::ComputeDagPtr> SharedRewrite(const te::ComputeDagPtr& dag, const Step& step,
-                                                absl::FunctionRef<absl::StatusOr<te::ComputeDagPtr>()> build) {
-  thread_local RecentRewrites recent;
-  return recent.Get(dag, step, build);
+  thread_local RecentlyUsed<Entry> recent;
+  std::string key = StepToString(step);
+  if (const Entry* e = recent.Find([&](const Entry& e) { return e.input == dag && e.step == key; }))
+    return e->output;
+  absl::StatusOr<te::ComputeDagPtr> output = build();
+  if (output.ok()) recent.Add(Entry{dag, std::move(key), *output});
+  return output;
 }
 
 std::string UniqueOpName(const te::ComputeDag& dag, const std::string& base) {
