@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "measure/behind_best.h"
 #include "measure/error_kind.h"
 
 namespace tuneforge::measure {
@@ -21,19 +22,6 @@ struct TimingOptions {
   // Write a buffer larger than the last-level cache before each timed run
   // (cold-cache timing); flush time is not counted.
   bool flush_cache = false;
-};
-
-// How far behind the job's best so far a candidate may run before it is
-// timed less, in seconds per run (0: no limit). Ranking a candidate that is
-// behind needs no precision, and timing every candidate in full (three
-// repeats of min_repeat_ms) was most of a tuning's wall time. Re-timings of
-// the leaders carry no limits.
-struct BehindBest {
-  // Its checked run alone is its measurement (no calibration, no repeats).
-  double slow_above_s = 0;
-  // Its probe, the calibration pass that lasts a quarter of min_repeat_ms,
-  // is its one repeat (TimeKernel).
-  double probe_above_s = 0;
 };
 
 // The one definition of a measurement's knobs: the CLI flags, job specs

@@ -132,6 +132,7 @@ MeasureResult Measurer::Run(const te::ComputeDag& dag, const BuiltKernel& refere
   request.set_time_budget_s(options_.timeout_s * 0.8);
   request.set_slow_above_s(std::max(0.0, behind.slow_above_s));
   request.set_probe_above_s(std::max(0.0, behind.probe_above_s));
+  request.set_contend_above_s(std::max(0.0, behind.contend_above_s));
   auto start = std::chrono::steady_clock::now();
   MeasureResult r = runner_.Run(request, options_.timeout_s, options_.reference_timeout_s);
   r.run_wall_ms =

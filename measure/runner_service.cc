@@ -58,7 +58,7 @@ struct RunSpec {
   std::vector<ArgSpec> args;
   MeasureOptions options;
   double time_budget_s = 0;
-  BehindBest behind;  // RunRequest.slow_above_s and probe_above_s
+  BehindBest behind;  // RunRequest.slow_above_s, probe_above_s and contend_above_s
 };
 
 MeasureOptions ResolvedOptions(const v1::MeasureOptions& proto) {
@@ -94,7 +94,9 @@ class RunnerService {
     absl::StatusOr<std::vector<ArgSpec>> args = ArgSpecsFromProto(request.args());
     if (!args.ok()) return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(args.status().message()));
     const RunSpec spec{*std::move(args), ResolvedOptions(request.measure()), request.time_budget_s(),
-                       {.slow_above_s = request.slow_above_s(), .probe_above_s = request.probe_above_s()}};
+                       {.slow_above_s = request.slow_above_s(),
+                        .probe_above_s = request.probe_above_s(),
+                        .contend_above_s = request.contend_above_s()}};
     SetThreads(spec.options.threads);
     if (absl::Status s = CheckArgs(spec.args); !s.ok())
       return MeasureResult::Failure(MeasureErrorKind::kRunnerError, std::string(s.message()));
@@ -336,7 +338,7 @@ class RunnerService {
         })
                    : check_s;
     if (CheckRunIsTheMeasurement(spec, verdict_s, repeat, reply)) return;
-    TimingResult t = TimeKernel(run, timing, flusher, spec.behind.probe_above_s);
+    TimingResult t = TimeKernel(run, timing, flusher, spec.behind);
     const int32_t failed_code = t.failed_code;
     CopyTiming(std::move(t), reply);
     if (failed_code != 0) {

@@ -86,13 +86,13 @@ double Median(std::vector<double> values) {
 }
 
 TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions& options,
-                        CacheFlusher* flusher, double probe_above_s) {
+                        CacheFlusher* flusher, const BehindBest& behind) {
   TimingResult result;
   int64_t number = std::max(1, options.number);
   const double min_repeat_s = std::max(0, options.min_repeat_ms) / 1000.0;
   // With a probe limit, calibration first aims at a pass of probe_s: a
   // candidate that pass puts behind the best needs no repeats.
-  const double probe_s = probe_above_s > 0 ? min_repeat_s * kProbeFraction : 0;
+  const double probe_s = behind.probe_above_s > 0 ? min_repeat_s * kProbeFraction : 0;
   bool probing = probe_s > 0;
   double timed = 0;
   auto finish = [&] {
@@ -118,7 +118,7 @@ TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions
       const double per_run_s = t.kernel_s / static_cast<double>(number);
       if (probing && measured >= probe_s) {
         probing = false;
-        if (per_run_s > probe_above_s) {
+        if (per_run_s > behind.probe_above_s) {
           result.repeat_seconds = {per_run_s};
           return finish();
         }
@@ -137,7 +137,10 @@ TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions
       number = std::min<int64_t>(grown, number * 100);
     }
   }
-  if (calibrated_repeat) result.repeat_seconds.push_back(*calibrated_repeat);
+  if (calibrated_repeat) {
+    result.repeat_seconds.push_back(*calibrated_repeat);
+    if (behind.contend_above_s > 0 && *calibrated_repeat > behind.contend_above_s) return finish();
+  }
   for (int r = calibrated_repeat ? 1 : 0; r < std::max(1, options.repeat) && result.failed_code == 0; ++r) {
     RunTimes t = TimeRuns(run, number, flusher, &result.failed_code);
     timed += t.kernel_s;

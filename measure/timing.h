@@ -43,15 +43,18 @@ class CacheFlusher {
 // flush_cache, each run is timed alone after a flush, and calibration
 // counts the flushes toward min_repeat_ms (see timing.cc).
 //
-// probe_above_s (> 0, seconds per run; BehindBest::probe_above_s):
+// behind.probe_above_s (> 0, seconds per run):
 // calibration first aims at a probe pass of kProbeFraction x min_repeat_ms;
 // when the probe runs slower than that, it is the one repeat reported. Most
 // candidates of a search that has found a good program are behind it, and
 // three full repeats each were most of a tuning's wall time; a contender
 // pays the probe on top of its repeats.
+//
+// behind.contend_above_s (> 0, seconds per run): when the first full
+// repeat runs slower than that, it is the one repeat reported.
 inline constexpr double kProbeFraction = 0.25;
 TimingResult TimeKernel(const std::function<int32_t()>& run, const TimingOptions& options,
-                        CacheFlusher* flusher, double probe_above_s = 0);
+                        CacheFlusher* flusher, const BehindBest& behind = {});
 
 double Median(std::vector<double> values);
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/schedule/schedule_json.h"
+#include "measure/behind_best.h"
 #include "search/task_scheduler/share_round.h"
 #include "search/task_scheduler/task_scheduler.h"
 #include "server/core/job_ids.h"
@@ -158,11 +159,9 @@ TaskRow JobSearch::MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> s
   t.workload_key = row.workload_key;
   t.schedule = schedule::Schedule{schedule::kScheduleVersion, wl.spec, row.workload_key, std::move(steps)};
   t.measure = rt->job.spec.measure;
-  // Behind the workload's best so far: one checked run, or one probe pass,
-  // ranks it.
-  if (const double best = rt->tasks[w].best_seconds; best > 0) {
-    t.behind = {.slow_above_s = kSlowCandidateFactor * best, .probe_above_s = kProbeBehindFactor * best};
-  }
+  // Behind the workload's best so far: one checked run, one probe pass or
+  // one full repeat ranks it.
+  t.behind = measure::BehindBestOf(rt->tasks[w].best_seconds);
   return row;
 }
 

@@ -48,19 +48,6 @@ inline constexpr double kMaxWorkloadWeight = 1e6;
 // (spec retime_top 0), at most kMaxRetimeTop.
 inline constexpr int kDefaultRetimeTop = 3;
 inline constexpr int kMaxRetimeTop = 64;
-// A candidate whose checked run takes more than this many times the
-// workload's best so far is timed by that run alone (no calibration, no
-// repeats): ranking it far behind needs no precision, and such candidates
-// took most of a tuning's run time (a matmul 1024^3 tuning: 231 of 364 s of
-// timing went to programs over 4x slower than the best). Cold check runs of
-// near-best programs stay well inside 3x.
-inline constexpr double kSlowCandidateFactor = 3;
-// A candidate whose probe (measure::TimeKernel's first calibration pass of a
-// quarter of min_repeat_ms) runs more than this many times the best is
-// ranked by the probe alone. Half the candidates of a tuning that has found
-// a good program were over 1.1x behind it; a contender measured behind by
-// noise can still be re-timed in full among the job's leaders.
-inline constexpr double kProbeBehindFactor = 1.1;
 // How often the search thread looks for jobs whose round is measured.
 inline constexpr int kSearchPollMs = 100;
 

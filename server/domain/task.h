@@ -26,7 +26,7 @@ struct MeasureTask {
   // measures again; its result updates that record instead of adding one.
   std::string retime_of;
   // How far behind the job's best the worker times the candidate less
-  // (0s: in full); see kSlowCandidateFactor and kProbeBehindFactor.
+  // (0s: in full); measure/behind_best.h.
   measure::BehindBest behind;
 };
 

@@ -123,6 +123,7 @@ v1::MeasureTask ToProto(const MeasureTask& task) {
   p.set_retime_of(task.retime_of);
   p.set_slow_above_seconds(task.behind.slow_above_s);
   p.set_probe_above_seconds(task.behind.probe_above_s);
+  p.set_contend_above_seconds(task.behind.contend_above_s);
   return p;
 }
 

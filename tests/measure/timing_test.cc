@@ -75,7 +75,7 @@ TEST(TimeKernelTest, TheCalibrationPassThatLastedIsTheFirstRepeat) {
 TEST(TimeKernelTest, AProbeBehindTheBestIsTheOneRepeat) {
   const TimingOptions options{.number = 1, .repeat = 3, .min_repeat_ms = 40};
   FakeKernel behind;  // 50 us a run against a best of 25 us
-  TimingResult r = TimeKernel([&] { return behind(); }, options, nullptr, /*probe_above_s=*/25e-6);
+  TimingResult r = TimeKernel([&] { return behind(); }, options, nullptr, {.probe_above_s = 25e-6});
   ASSERT_EQ(r.repeat_seconds.size(), 1u);
   EXPECT_GE(r.repeat_seconds[0], 50e-6);
   EXPECT_GE(r.number * r.repeat_seconds[0], 0.010);  // the probe lasted its 10 ms
@@ -85,10 +85,29 @@ TEST(TimeKernelTest, AProbeBehindTheBestIsTheOneRepeat) {
   // it), so the contender's limit leaves it room: 50 us a run against a
   // limit of 1 ms. (A limit of 60 us failed on a loaded 2-core machine.)
   FakeKernel contender;
-  r = TimeKernel([&] { return contender(); }, options, nullptr, /*probe_above_s=*/1e-3);
+  r = TimeKernel([&] { return contender(); }, options, nullptr, {.probe_above_s = 1e-3});
   ASSERT_EQ(r.repeat_seconds.size(), 3u);
   for (double s : r.repeat_seconds) EXPECT_GE(s * r.number, 0.010);
   EXPECT_GE(r.timed_ms, 120);
+}
+
+// A candidate whose first full repeat is behind the contenders' limit is
+// timed by that repeat alone; one inside it gets all its repeats.
+TEST(TimeKernelTest, AFirstRepeatBehindTheContendersIsTheOneRepeat) {
+  const TimingOptions options{.number = 1, .repeat = 3, .min_repeat_ms = 40};
+  FakeKernel behind;  // 50 us a run against a limit of 25 us
+  TimingResult r = TimeKernel([&] { return behind(); }, options, nullptr, {.contend_above_s = 25e-6});
+  ASSERT_EQ(r.repeat_seconds.size(), 1u);
+  EXPECT_GE(r.number * r.repeat_seconds[0], 0.040);  // a full repeat, not a probe
+  // Calibration's passes at least double, so they sum to under one repeat's
+  // runs: fewer than two repeats' runs in all (by count: a loaded machine
+  // stretches the time, not the runs).
+  EXPECT_LT(behind.calls, 2 * r.number);
+
+  FakeKernel contender;  // room for a busy machine, as above
+  r = TimeKernel([&] { return contender(); }, options, nullptr, {.contend_above_s = 1e-3});
+  ASSERT_EQ(r.repeat_seconds.size(), 3u);
+  EXPECT_GE(contender.calls, 3 * r.number);
 }
 
 TEST(TimeKernelTest, NonZeroReturnStopsTiming) {
@@ -272,6 +291,23 @@ TEST(MeasurerTimingTest, ACandidateBehindTheBestByItsProbeIsTimedByTheProbeAlone
   ASSERT_TRUE(contender.ok()) << contender.error;
   EXPECT_EQ(contender.repeat_seconds.size(), 3u);
   EXPECT_GE(contender.timed_ms, 3 * 40);
+}
+
+// Through the runner and the task's wire form: a candidate whose first full
+// repeat is behind the contenders reports that repeat alone.
+TEST(MeasurerTimingTest, ACandidateBehindTheContendersIsTimedByOneFullRepeat) {
+  testing::ElementwiseWorkload w;
+  BuiltKernel k = w.Build(w.Correct());
+  auto m = RepeatingMeasurer(/*min_repeat_ms=*/40);
+  ASSERT_TRUE(m.ok()) << m.status();
+  MeasureResult behind = (*m)->MeasureBuilt(*w.dag(), k, {k}, {.contend_above_s = 1e-12})[0];
+  ASSERT_TRUE(behind.ok()) << behind.error;
+  ASSERT_EQ(behind.repeat_seconds.size(), 1u);
+  EXPECT_GE(behind.timed_ms, 40);  // a full repeat ran, not only a probe
+
+  MeasureResult contender = (*m)->MeasureBuilt(*w.dag(), k, {k}, {.contend_above_s = 10})[0];
+  ASSERT_TRUE(contender.ok()) << contender.error;
+  EXPECT_EQ(contender.repeat_seconds.size(), 3u);
 }
 
 }  // namespace

@@ -33,10 +33,19 @@ TEST(AgentTest, RegistersLeasesMeasuresAndReportsCorrectResults) {
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 3); },
                                 absl::Seconds(60)));
   ServerState s = server->Snapshot();
+  // A task behind the fastest this worker timed before it gets fewer
+  // repeats (WorkerBestTest); the fastest of all is never behind.
+  const v1::MeasureResult* fastest = nullptr;
   for (const auto& [id, r] : s.results) {
-    ExpectMeasuredFine(r, 2);
+    EXPECT_EQ(r.error_kind(), v1::MEASURE_ERROR_KIND_NONE) << id << ": " << r.error();
+    EXPECT_LT(r.max_abs_error(), 1e-3) << id;
+    EXPECT_GE(r.repeat_seconds_size(), 1) << id;
+    EXPECT_LE(r.repeat_seconds_size(), 2) << id;
     EXPECT_GT(r.compile_ms(), 0) << id;
+    if (!fastest || r.median_seconds() < fastest->median_seconds()) fastest = &r;
   }
+  ASSERT_NE(fastest, nullptr);
+  ExpectMeasuredFine(*fastest, 2);
   EXPECT_EQ(s.accepted, 3);
   EXPECT_EQ(s.duplicates, 0);
   ASSERT_EQ(s.workers.size(), 1u);
@@ -154,12 +163,33 @@ TEST(AgentTest, AKernelThatTimesOutCostsOnlyItsTask) {
   ServerState s = server->Snapshot();
   EXPECT_EQ(s.results["t-slow"].error_kind(), v1::MEASURE_ERROR_KIND_TIMEOUT) << s.results["t-slow"].error();
   ExpectMeasuredFine(s.results["t-fine"], 2);
-  // The worker goes on: a later task is measured too.
-  server->AddTasks({MakeTask("t-later", kAgentMatmul, {})});
+  // The worker goes on: a later task is measured too (another workload: one
+  // behind t-fine would be timed less).
+  server->AddTasks({MakeTask("t-later", "matmul:M=32,N=32,K=32", {})});
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 3); },
                                 absl::Seconds(60)));
   ExpectMeasuredFine(server->Snapshot().results["t-later"], 2);
   EXPECT_EQ(run.agent().counters().registrations, 1);
+}
+
+// No limits came with the tasks (a job's first round has no best): a task
+// far behind the best this worker timed for its workload is ranked by its
+// checked run alone, and a re-timing is timed in full however slow.
+TEST(AgentTest, ATaskFarBehindTheWorkersBestIsTimedLess) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  const std::string spec = "matmul:M=128,N=128,K=128";  // naive: over 10x the tiled time
+  v1::MeasureTask retime = MakeTask("t-retime", spec, {});
+  retime.set_retime_of("t-earlier");
+  server->AddTasks({MakeTask("t-tiled", spec, TiledMatmulSteps(spec)), MakeTask("t-naive", spec, {}), retime});
+  RunningAgent run(AgentOptions(server->address(), server->token()));
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 3); },
+                                absl::Seconds(60)));
+  ServerState s = server->Snapshot();
+  ExpectMeasuredFine(s.results["t-tiled"], 2);
+  ExpectMeasuredFine(s.results["t-naive"], 1);
+  EXPECT_GT(s.results["t-naive"].median_seconds(), 3 * s.results["t-tiled"].median_seconds());
+  ExpectMeasuredFine(s.results["t-retime"], 2);
 }
 
 TEST(AgentTest, ACompilePastTheBuildTimeoutCostsOnlyItsTask) {

@@ -68,8 +68,32 @@ std::vector<v1::MeasureResult> TaskExecutor::Execute(const std::vector<v1::Measu
   for (size_t i = 0; i < tasks.size(); ++i) Prepare(tasks[i], prepared[i]);
   if (!options_.runner_only) BuildAll(prepared, stop);
   std::vector<v1::MeasureResult> results;
-  for (size_t i = 0; i < tasks.size() && !stop(); ++i) results.push_back(Time(tasks[i], prepared[i]));
+  for (size_t i = 0; i < tasks.size() && !stop(); ++i) {
+    results.push_back(Time(tasks[i], prepared[i], LimitsFor(tasks[i])));
+    RememberBest(tasks[i], results.back());
+  }
   return results;
+}
+
+std::string TaskExecutor::BestKey(const v1::MeasureTask& task) {
+  // Times are comparable only under the same options (threads, flushing).
+  return absl::StrCat(task.workload_key(), "/", task.measure().SerializeAsString());
+}
+
+measure::BehindBest TaskExecutor::LimitsFor(const v1::MeasureTask& task) const {
+  const measure::BehindBest sent{.slow_above_s = task.slow_above_seconds(),
+                                 .probe_above_s = task.probe_above_seconds(),
+                                 .contend_above_s = task.contend_above_seconds()};
+  if (!task.retime_of().empty()) return sent;  // a leader is timed in full
+  auto best = best_seconds_.find(BestKey(task));
+  return best == best_seconds_.end() ? sent : measure::Tighter(sent, measure::BehindBestOf(best->second));
+}
+
+void TaskExecutor::RememberBest(const v1::MeasureTask& task, const v1::MeasureResult& result) {
+  if (result.error_kind() != v1::MEASURE_ERROR_KIND_NONE || !(result.median_seconds() > 0)) return;
+  if (best_seconds_.size() >= kMaxCachedReferences) best_seconds_.clear();
+  auto [it, added] = best_seconds_.try_emplace(BestKey(task), result.median_seconds());
+  if (!added) it->second = std::min(it->second, result.median_seconds());
 }
 
 void TaskExecutor::Prepare(const v1::MeasureTask& task, Prepared& out) {
@@ -162,7 +186,8 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
   }
 }
 
-v1::MeasureResult TaskExecutor::Time(const v1::MeasureTask& task, const Prepared& prepared) {
+v1::MeasureResult TaskExecutor::Time(const v1::MeasureTask& task, const Prepared& prepared,
+                                     measure::BehindBest behind) {
   if (prepared.settled) return *prepared.settled;
   absl::StatusOr<measure::Measurer*> measurer = measurers_.Get(task.measure());
   if (!measurer.ok())
@@ -171,8 +196,7 @@ v1::MeasureResult TaskExecutor::Time(const v1::MeasureTask& task, const Prepared
                                     measurer.status().message()));
   measure::MeasureResult result =
       (*measurer)
-          ->MeasureBuilt(*prepared.workload->dag, *prepared.reference, {prepared.candidate},
-                         {.slow_above_s = task.slow_above_seconds(), .probe_above_s = task.probe_above_seconds()})
+          ->MeasureBuilt(*prepared.workload->dag, *prepared.reference, {prepared.candidate}, behind)
           .front();
   return measure::MeasureResultToProto(result, task.task_id());
 }

@@ -9,7 +9,10 @@
 //   runner-only: the candidate and reference objects the server shipped,
 //                with the kernel arguments taken from the parsed DAG
 //   then:        each task timed alone, in task order, in the sandboxed
-//                runner (one Measurer per distinct option set)
+//                runner (one Measurer per distinct option set); a task
+//                behind the best this worker has timed for its workload
+//                is timed less, like one behind its job's best
+//                (measure/behind_best.h): a job's first round has no best
 //
 // A bad task (unparsable, wrong key, bad schedule, missing object, a kernel
 // that crashes or hangs) costs only its own result. Not thread-safe.
@@ -64,7 +67,11 @@ class TaskExecutor {
   void Prepare(const v1::MeasureTask& task, Prepared& out);
   void TakeShippedKernels(const v1::MeasureTask& task, Prepared& out);
   void BuildAll(std::vector<Prepared>& prepared, const std::function<bool()>& stop);
-  v1::MeasureResult Time(const v1::MeasureTask& task, const Prepared& prepared);
+  v1::MeasureResult Time(const v1::MeasureTask& task, const Prepared& prepared, measure::BehindBest behind);
+  static std::string BestKey(const v1::MeasureTask& task);
+  // The task's limits, tightened by this worker's best for its workload.
+  measure::BehindBest LimitsFor(const v1::MeasureTask& task) const;
+  void RememberBest(const v1::MeasureTask& task, const v1::MeasureResult& result);
 
   ExecutorOptions options_;
   codegen::Target host_;
@@ -73,6 +80,9 @@ class TaskExecutor {
   std::unique_ptr<measure::BuilderPool> builders_;  // null when runner-only
   // Built references by workload key (build mode); cleared when full.
   absl::flat_hash_map<std::string, std::shared_ptr<const measure::BuiltKernel>> references_;
+  // The fastest correct time per run this worker measured, by workload and
+  // options (BestKey); cleared when full.
+  absl::flat_hash_map<std::string, double> best_seconds_;
 };
 
 }  // namespace tuneforge::worker

@@ -347,6 +347,8 @@ TEST_F(CoreTest, ReTimesTheFastestAndCrownsOnlyAProgramTimedTwice) {
         if (!first_time.empty() && lease_round > 0) {
           EXPECT_GT(t.behind.probe_above_s, 0);
           EXPECT_LT(t.behind.probe_above_s, t.behind.slow_above_s);
+          EXPECT_GT(t.behind.contend_above_s, 0);
+          EXPECT_LT(t.behind.contend_above_s, t.behind.probe_above_s);
         }
         seconds = 1e-3 * (1 + 0.01 * static_cast<double>(first_time.size()));  // no ties
         if (lucky.empty()) {
@@ -359,6 +361,7 @@ TEST_F(CoreTest, ReTimesTheFastestAndCrownsOnlyAProgramTimedTwice) {
         EXPECT_TRUE(first_time.contains(t.retime_of)) << t.retime_of;
         EXPECT_EQ(t.behind.slow_above_s, 0);  // a leader is timed in full
         EXPECT_EQ(t.behind.probe_above_s, 0);
+        EXPECT_EQ(t.behind.contend_above_s, 0);
         seconds = t.retime_of == lucky ? 3e-3 : first_time[t.retime_of];
       }
       req.results.push_back({t.task_id, Measured(seconds)});

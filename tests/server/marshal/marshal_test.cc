@@ -95,7 +95,7 @@ TEST(MarshalTest, ATaskCarriesItsScheduleAndBuiltKernels) {
   task.measure.timeout_s = 3;
   task.candidate = codegen::CompiledObject{"cand", "\x7f" "ELF...", "aarch64-unknown-linux-gnu"};
   task.retime_of = "job-1-t1";
-  task.behind = {.slow_above_s = 3e-3, .probe_above_s = 1.1e-3};
+  task.behind = {.slow_above_s = 3e-3, .probe_above_s = 1.1e-3, .contend_above_s = 1.03e-3};
   const v1::MeasureTask proto = ToProto(task);
   EXPECT_TRUE(proto.has_candidate());
   EXPECT_FALSE(proto.has_reference());
@@ -108,6 +108,7 @@ TEST(MarshalTest, ATaskCarriesItsScheduleAndBuiltKernels) {
   EXPECT_EQ(back->schedule.steps.size(), 1u);
   EXPECT_EQ(back->behind.slow_above_s, 3e-3);
   EXPECT_EQ(back->behind.probe_above_s, 1.1e-3);
+  EXPECT_EQ(back->behind.contend_above_s, 1.03e-3);
 
   v1::MeasureTask broken = proto;
   broken.mutable_schedule()->mutable_steps(0)->clear_kind();
