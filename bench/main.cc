@@ -28,6 +28,7 @@
 #include "absl/strings/str_split.h"
 #include "bench/peer_process.h"
 #include "bench/peers/fma_peak.h"
+#include "bench/search/compile_split.h"
 #include "bench/search/search_round.h"
 #include "bench/search/tuning_curves.h"
 #include "bench/service/service_report.h"
@@ -273,6 +274,13 @@ int main(int argc, char** argv) {
                  "policies to tune with (with --tuning); tune flags may follow a name: "
                  "ansor:sketch-selection=learned:mutation-choice=learned");
   app.add_option("--workloads", workloads, "workloads to tune (with --tuning; default all)");
+  std::string compile_split_db;
+  int compile_split_records = 40;
+  app.add_option("--compile-split", compile_split_db,
+                 "rebuild records of a record store DB and print where their compile time went (replay + lower, "
+                 "LLVM module, optimize, machine code) instead");
+  app.add_option("--compile-records", compile_split_records,
+                 "records to rebuild with --compile-split, spread over the store (0: all; default 40)");
   app.add_option("--keep-dbs", tuning_opt.keep_dbs,
                  "keep each tuning's record store as DIR/WORKLOAD-POLICY.db (with --tuning)");
   CLI11_PARSE(app, argc, argv);
@@ -288,6 +296,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::vector<int>& thread_counts = *parsed_threads;
+  if (!compile_split_db.empty()) return RunCompileSplitBench(compile_split_db, compile_split_records, opt.json);
   if (search_round)
     return RunSearchRoundBench(round_workload, opt.json, thread_counts.empty() ? 2 : thread_counts.back());
   if (tuning) {

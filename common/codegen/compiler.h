@@ -36,6 +36,11 @@ struct CompiledObject {
   std::string object;  // bytes
   std::string triple;
   double compile_ms = 0;  // lowered IR -> object
+  // Where compile_ms went on the LLVM path (the rest is building the module):
+  // LLVM's optimization pipeline, then instruction selection, register
+  // allocation and object emission.
+  double optimize_ms = 0;
+  double machine_code_ms = 0;
   std::string prepack_symbol = {};         // empty: no constants are packed
   std::vector<PackedArg> packed_args = {};  // the kernel's last arguments
   // `object` is a shared library (LinkSharedObject) rather than a

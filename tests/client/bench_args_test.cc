@@ -1,5 +1,6 @@
 // tuneforge-bench refuses a bad --threads with a one-line error and a
-// non-zero exit, never an uncaught exception.
+// non-zero exit, never an uncaught exception; --compile-split rebuilds a real
+// tuning's records and splits their compile time into its phases.
 #include <sys/wait.h>
 
 #include <gmock/gmock.h>
@@ -29,6 +30,47 @@ TEST(BenchArgsTest, BadThreadCountsAreAnErrorNotACrash) {
     EXPECT_THAT((*bench)->Stderr(), HasSubstr("--threads")) << threads;
     EXPECT_EQ(Lines((*bench)->Stderr()).size(), 1u) << (*bench)->Stderr();
   }
+}
+
+// Runs tuneforge-bench ARGS and collects its exit code and output.
+CliResult RunBench(const std::string& dir, const std::vector<std::string>& args) {
+  service_test::ChildOptions options;
+  options.argv = {service_test::BinDir() + "/tuneforge-bench"};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  options.stdout_path = dir + "/bench.out";
+  options.stderr_path = dir + "/bench.err";
+  absl::StatusOr<std::unique_ptr<ChildProcess>> bench = ChildProcess::Start(options);
+  if (!bench.ok()) return {};
+  return Finish(**bench, absl::Seconds(120));
+}
+
+TEST(BenchArgsTest, CompileSplitOfAMissingStoreIsOneLineError) {
+  std::string dir = MakeTempDir();
+  ExpectOneLineError(RunBench(dir, {"--compile-split", dir + "/none.db"}), "none.db");
+}
+
+TEST(BenchArgsTest, CompileSplitRebuildsATuningsRecordsAndSplitsTheirTime) {
+  std::string dir = MakeTempDir();
+  CliResult tuned = RunCliIn(dir, With({"tune", kMatmul64, "--trials", "8", "--db", dir + "/t.db", "--json"},
+                                       kQuickMeasure));
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  CliResult split = RunBench(dir, {"--compile-split", dir + "/t.db", "--compile-records", "4", "--json"});
+  ASSERT_EQ(split.exit_code, 0) << split.err;
+  ASSERT_TRUE(split.json.is_object()) << split.out;
+  EXPECT_EQ(split.json["rebuilt"], 4);
+  EXPECT_EQ(split.json["failed"], 0);
+  const nlohmann::json& phases = split.json["phases"];
+  double shares = 0;
+  for (const char* phase : {"replay + lower", "LLVM module", "LLVM optimize", "machine code"}) {
+    ASSERT_TRUE(phases.contains(phase)) << phases.dump();
+    EXPECT_GE(phases[phase]["p50_ms"].get<double>(), 0) << phase;
+    shares += phases[phase]["share"].get<double>();
+  }
+  // LLVM's pipeline and machine code are real work for every candidate.
+  EXPECT_GT(phases["LLVM optimize"]["p50_ms"].get<double>(), 0);
+  EXPECT_GT(phases["machine code"]["p50_ms"].get<double>(), 0);
+  EXPECT_GT(phases["total"]["p50_ms"].get<double>(), phases["LLVM optimize"]["p50_ms"].get<double>());
+  EXPECT_NEAR(shares, 1.0, 1e-6);  // the phases are the whole build
 }
 
 }  // namespace

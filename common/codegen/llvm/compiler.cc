@@ -33,12 +33,17 @@ class QuietDiagnostics : public llvm::DiagnosticHandler {
   std::string* first_error_;
 };
 
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Everything one compile owns; nothing is shared with other threads.
 struct Compilation {
   std::unique_ptr<std::string> llvm_error = std::make_unique<std::string>();
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::Module> module;
+  double optimize_ms = 0;
 };
 
 absl::StatusOr<Compilation> BuildOptimized(const lower::LoweredFunc& func, const Target& target,
@@ -58,7 +63,9 @@ absl::StatusOr<Compilation> BuildOptimized(const lower::LoweredFunc& func, const
       BuildModule(func, target, *c.machine, *c.context);
   if (!module.ok()) return module.status();
   c.module = *std::move(module);
+  auto optimize_start = std::chrono::steady_clock::now();
   OptimizeModule(*c.module, *c.machine, options.opt_level);
+  c.optimize_ms = MillisSince(optimize_start);
   if (!c.llvm_error->empty())
     return absl::InternalError(absl::StrCat("LLVM failed to optimize the kernel: ", *c.llvm_error));
   return c;
@@ -73,8 +80,10 @@ absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, c
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<Compilation> c = BuildOptimized(func, target, options);
   if (!c.ok()) return c.status();
+  auto machine_code_start = std::chrono::steady_clock::now();
   absl::StatusOr<std::string> object =
       EmitMachineCode(*c->module, *c->machine, llvm::CodeGenFileType::ObjectFile);
+  const double machine_code_ms = MillisSince(machine_code_start);
   if (!object.ok()) return object.status();
   if (!c->llvm_error->empty())
     return absl::InternalError(absl::StrCat("LLVM failed to generate code: ", *c->llvm_error));
@@ -84,8 +93,9 @@ absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, c
   result.packed_args = PackedArgsOf(func);
   result.object = *std::move(object);
   result.triple = target.triple;
-  result.compile_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  result.optimize_ms = c->optimize_ms;
+  result.machine_code_ms = machine_code_ms;
+  result.compile_ms = MillisSince(start);
   return result;
 }
 

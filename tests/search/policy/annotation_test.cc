@@ -6,6 +6,8 @@
 #include <array>
 #include <set>
 
+#include "common/lower/lower.h"
+#include "common/lower/stmt_functor.h"
 #include "search/annotation/annotation.h"
 #include "search/annotation/tile_lengths.h"
 #include "search/mutations/mutations.h"
@@ -195,6 +197,60 @@ TEST(AnnotationTest, FusedVectorLoopsAreAtMostOneRegisterWide) {
     }
   }
   EXPECT_GT(fused_vectors, 0);  // the rule does fuse, within the limit
+}
+
+// A tiled stage whose innermost tile has extent 1 when sampled is still
+// marked for vectors: a tile-size mutation may grow that loop, and the
+// program it grows into must be vector code, not scalar lanes left to LLVM
+// (such conv programs ran 0.8x their vector twins and compiled slower).
+TEST(AnnotationTest, TiledStagesAreMarkedForVectorsWhateverTheirSampledInnermostExtent) {
+  Rng rng(4);
+  te::Workload w = MustParse("conv2d:N=1,C=256,H=14,W=14,K=256,R=3,S=3,pad=1");
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, TwoCores());
+  ASSERT_TRUE(sketches.ok());
+  int tiled = 0, innermost_one = 0;
+  for (int k = 0; k < 120; ++k) {
+    absl::StatusOr<schedule::State> s = SampleInitState((*sketches)[k % sketches->size()].state, TwoCores(), rng);
+    ASSERT_TRUE(s.ok()) << s.status();
+    for (int st = 0; st < s->num_stages(); ++st) {
+      const schedule::Stage& stage = s->stage(st);
+      if (stage.is_placeholder() || !stage.op->reduce() || stage.iters.empty()) continue;
+      const int last = static_cast<int>(stage.iters.size()) - 1;
+      if (stage.iter_node(last).kind != schedule::IterKind::kSpatial || HasAttachedStages(*s, st, last))
+        continue;
+      ++tiled;
+      innermost_one += stage.iter_node(last).extent == 1;
+      bool vector = false;
+      for (const schedule::Iterator& it : stage.iters)
+        vector = vector || it.annotation == schedule::IterAnnotation::kVectorize;
+      EXPECT_TRUE(vector) << s->ToString();
+    }
+  }
+  EXPECT_GT(tiled, 60);
+  EXPECT_GT(innermost_one, 0);  // the case this is about was sampled
+
+  // Growing a marked extent-1 innermost loop gives vector code.
+  for (int k = 0; k < 200; ++k) {
+    absl::StatusOr<schedule::State> s = SampleInitState((*sketches)[k % sketches->size()].state, TwoCores(), rng);
+    ASSERT_TRUE(s.ok());
+    absl::StatusOr<schedule::State> grown = MutateTileSize(*s, TwoCores(), rng);
+    if (!grown.ok()) continue;
+    for (int st = 0; st < s->num_stages(); ++st) {
+      const schedule::Stage& before = s->stage(st);
+      if (before.is_placeholder() || !before.op->reduce() || before.iters.empty()) continue;
+      const int last = static_cast<int>(before.iters.size()) - 1;
+      if (before.iters[last].annotation != schedule::IterAnnotation::kVectorize ||
+          before.iter_node(last).extent != 1 || grown->stage(st).iter_node(last).extent < 2)
+        continue;
+      absl::StatusOr<lower::LoweredFunc> func = lower::Lower(*grown);
+      ASSERT_TRUE(func.ok()) << func.status();
+      bool vector = false;
+      lower::VisitExprs(func->body, [&](const te::Expr& e) { vector = vector || e.dtype().is_vector(); });
+      EXPECT_TRUE(vector) << grown->ToString();
+      return;
+    }
+  }
+  ADD_FAILURE() << "no sampled program had its extent-1 vector loop grown by a tile-size mutation";
 }
 
 TEST(MutationTest, EveryMutationReplaysAndMatchesTheReference) {
