@@ -128,8 +128,11 @@ void JobManagerImpl::OnResults(const std::vector<MeasuredResult>& results) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const MeasuredResult& r : results)
       if (JobRuntime* rt = Find(r.record.job_id); rt && !rt->finished()) AccountResult(rt, r);
+    // Also for a job that ended meanwhile: a re-timing that lands after the
+    // last trial (a best that now times out, say) must not leave the job's
+    // best and error count disagreeing with its records.
     for (const auto& [job_id, totals] : retimed_jobs)
-      if (JobRuntime* rt = Find(job_id); rt && !rt->finished()) TakeTotals(rt, totals);
+      if (JobRuntime* rt = Find(job_id)) TakeTotals(rt, totals);
   }
   cv_.notify_all();
 }

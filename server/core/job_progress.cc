@@ -63,7 +63,7 @@ void TakeTotals(JobRuntime* rt, const JobTotals& totals) {
     rt->job.best_schedule_json.clear();
     rt->job.best_workload_key.clear();
   }
-  rt->message = rt->ProgressLine();
+  if (!rt->finished()) rt->message = rt->ProgressLine();  // an ended job keeps how it ended
   Changed(rt);
 }
 

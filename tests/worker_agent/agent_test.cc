@@ -123,10 +123,18 @@ TEST(AgentTest, RunnerOnlyWorkerMeasuresTheObjectsTheServerBuilt) {
   ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 2); },
                                 absl::Seconds(60)));
   ServerState s = server->Snapshot();
+  // The second task timed behind the first one's time gets one repeat
+  // (WorkerBestTest); the faster of the two gets all of them.
+  const v1::MeasureResult* fastest = nullptr;
   for (const auto& [id, r] : s.results) {
-    ExpectMeasuredFine(r, 2);
+    EXPECT_EQ(r.error_kind(), v1::MEASURE_ERROR_KIND_NONE) << id << ": " << r.error();
+    EXPECT_GE(r.repeat_seconds_size(), 1) << id;
+    EXPECT_LE(r.repeat_seconds_size(), 2) << id;
     EXPECT_EQ(r.compile_ms(), 0) << id << ": a runner-only worker compiles nothing";
+    if (!fastest || r.median_seconds() < fastest->median_seconds()) fastest = &r;
   }
+  ASSERT_NE(fastest, nullptr);
+  ExpectMeasuredFine(*fastest, 2);
   ASSERT_EQ(s.workers.size(), 1u);
   EXPECT_FALSE(s.workers.begin()->second.can_build());
 }

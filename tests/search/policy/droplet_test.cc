@@ -211,7 +211,9 @@ TEST(DropletPolicyTest, DescendsFromAnsorsBestToFasterNeighbours) {
   options.after = 32;
   DropletRun run = RunDroplet(w, 0.002, options, 10);
   EXPECT_EQ(run.proposed_twice, 0);
-  EXPECT_EQ(run.stats.descents, 1);
+  // At least one descent; a space the descent exhausts early hands back to
+  // Ansor's phase, whose next best starts another.
+  EXPECT_GE(run.stats.descents, 1);
   EXPECT_GT(run.stats.knobs, 3);
   EXPECT_GT(run.stats.proposed, 0);
   std::cout << "droplet: moves " << run.stats.moves << " step " << run.stats.step << " knobs " << run.stats.knobs
