@@ -19,10 +19,13 @@ double TimeSeconds(const std::function<void()>& fn, const measure::TimingOptions
       .median_seconds;
 }
 
-double Median(std::vector<double> values) {
+double Quantile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-  return values[values.size() / 2];
+  const size_t at = std::min(values.size() - 1, static_cast<size_t>(q * static_cast<double>(values.size())));
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(at), values.end());
+  return values[at];
 }
+
+double Median(std::vector<double> values) { return Quantile(std::move(values), 0.5); }
 
 }  // namespace tuneforge::bench

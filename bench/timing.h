@@ -19,6 +19,9 @@ inline constexpr measure::TimingOptions kPeerTiming{
 // warm caches and lazy initialisation.
 double TimeSeconds(const std::function<void()>& fn, const measure::TimingOptions& options = kPeerTiming);
 
+// The value at fraction q (0-1) of the sorted values: the element at index
+// q * count, the last for q = 1; 0 for none.
+double Quantile(std::vector<double> values, double q);
 // The middle value (the upper one of an even count); 0 for none.
 double Median(std::vector<double> values);
 

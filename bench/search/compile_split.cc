@@ -6,6 +6,7 @@
 #include <iostream>
 #include <vector>
 
+#include "bench/timing.h"
 #include "common/codegen/target.h"
 #include "common/schedule/schedule_json.h"
 #include "common/te/workload.h"
@@ -19,12 +20,6 @@ namespace {
 struct Phases {
   std::vector<double> total, lower, module, optimize, machine_code;
 };
-
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
-}
 
 double Sum(const std::vector<double>& v) {
   double s = 0;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "bench/timing.h"
 #include "server/record_store/record_store.h"
 
 namespace tuneforge::bench {
@@ -29,12 +30,8 @@ std::optional<TimeSplit> SplitTuningTime(const nlohmann::ordered_json& result, c
   if (!records.ok()) return std::nullopt;
   std::vector<double> compile_ms;
   for (const server::Record& r : *records) compile_ms.push_back(r.compile_ms);
-  if (!compile_ms.empty()) {
-    std::sort(compile_ms.begin(), compile_ms.end());
-    auto at = [&](double q) { return compile_ms[std::min(compile_ms.size() - 1, static_cast<size_t>(q * compile_ms.size()))]; };
-    split.compile_p50_ms = at(0.5);
-    split.compile_p99_ms = at(0.99);
-  }
+  split.compile_p50_ms = Quantile(compile_ms, 0.5);
+  split.compile_p99_ms = Quantile(compile_ms, 0.99);
   return split;
 }
 
