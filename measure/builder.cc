@@ -97,7 +97,7 @@ BuiltKernel BuildSchedule(const te::ComputeDagPtr& dag, const std::vector<schedu
                                                                   target.gpu->limits.max_threads_per_block));
     if (!state.ok()) return BuiltKernel::Failed(MeasureErrorKind::kLowerError, std::string(state.status().message()));
     absl::StatusOr<lower::LoweredFunc> func =
-        lower::Lower(*state, target.gpu ? lower::LowerOptions::Gpu() : lower::LowerOptions{});
+        lower::Lower(*state, lower::LowerOptions::ForTarget(target.gpu.has_value()));
     if (!func.ok())
       return BuiltKernel::Failed(MeasureErrorKind::kLowerError, std::string(func.status().message()));
     if (int64_t n = lower::CountStmts(func->body); n > kMaxLoweredStmts)

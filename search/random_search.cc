@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "common/schedule/state.h"
+#include "search/lowered_programs.h"
 #include "search/random_steps.h"
 
 namespace tuneforge::search {
@@ -27,7 +28,7 @@ class RandomSearch : public SearchPolicy {
       int attempts = std::uniform_int_distribution<int>(kMinAttempts, kMaxAttempts)(rng_);
       RandomScheduleStats stats;
       schedule::State state = RandomSchedule(dag_, rng_, attempts, &stats);
-      if (!seen_.insert(state.Hash()).second) {
+      if (!seen_.insert(state.Hash()).second || !programs_.Add(state)) {
         ++duplicates;
         continue;
       }
@@ -44,12 +45,14 @@ class RandomSearch : public SearchPolicy {
       absl::StatusOr<schedule::State> s = schedule::State::Replay(dag_, steps);
       if (s.ok()) seen_.insert(s->Hash());
     }
+    programs_.AddMeasured(dag_, schedules, 0);
   }
 
  private:
   te::ComputeDagPtr dag_;
   std::mt19937_64 rng_;
   absl::flat_hash_set<uint64_t> seen_;
+  LoweredPrograms programs_{/*gpu=*/false};  // random steps make CPU programs
 };
 
 }  // namespace

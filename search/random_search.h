@@ -1,6 +1,7 @@
 // The random-search baseline: each candidate is a fresh random valid step
 // sequence (search/random_steps.h); duplicates of anything proposed or
-// measured before are skipped by state hash.
+// measured before are skipped, by state hash and by the code they lower to
+// (lowered_programs.h).
 #pragma once
 
 #include <memory>

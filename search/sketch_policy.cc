@@ -19,9 +19,11 @@ namespace {
 class SketchPolicy : public SearchPolicy {
  public:
   SketchPolicy(te::ComputeDagPtr dag, const HardwareParams& hw, std::shared_ptr<SharedCostModel> model,
-               uint64_t seed, const SketchPolicyOptions& options, SketchPolicyStats* stats)
+               uint64_t seed, const SketchPolicyOptions& options, SketchPolicyStats* stats,
+               std::shared_ptr<LoweredPrograms> programs)
       : dag_(std::move(dag)), hw_(hw), model_(std::move(model)), rng_(seed), options_(options),
-        stats_(stats ? stats : &own_stats_) {}
+        stats_(stats ? stats : &own_stats_),
+        programs_(programs ? std::move(programs) : std::make_shared<LoweredPrograms>(hw.gpu)) {}
 
   std::vector<std::vector<schedule::Step>> Propose(int n) override {
     auto start = std::chrono::steady_clock::now();
@@ -38,6 +40,9 @@ class SketchPolicy : public SearchPolicy {
     Take take = [&](const schedule::State& s) {
       uint64_t h = s.Hash();
       if (static_cast<int>(out.size()) >= n || seen_.contains(h) || !picked.insert(h).second) return false;
+      // Other steps for code proposed before: measuring it again teaches
+      // nothing (its steps stay in `picked`, so later rounds skip them).
+      if (!programs_->Add(s)) return false;
       out.push_back(s.steps());
       return true;
     };
@@ -51,6 +56,7 @@ class SketchPolicy : public SearchPolicy {
     std::shuffle(init.begin(), init.end(), rng_);  // eps-greedy (or all, before the model learns)
     for (const schedule::State& s : init) take(s);
     seen_.insert(picked.begin(), picked.end());
+    stats_->lowered_copies = programs_->copies();
     stats_->last_round_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     last_scored_ = stats_->evolution.scored - scored_before;
@@ -92,6 +98,7 @@ class SketchPolicy : public SearchPolicy {
 
   void MarkMeasured(const std::vector<std::vector<schedule::Step>>& schedules) override {
     for (const auto& steps : schedules) seen_.insert(schedule::HashSteps(steps));
+    programs_->AddMeasured(dag_, schedules, options_.evolution.threads);
   }
 
  private:
@@ -101,7 +108,7 @@ class SketchPolicy : public SearchPolicy {
   void ProposeEvolved(const std::vector<schedule::State>& init, int want, const Take& take) {
     std::vector<schedule::State> seeds = init;
     AddBestMeasured(-1, options_.init_population, &seeds);
-    std::vector<ScoredState> best = Evolve(seeds, 2 * want, options_.evolution);
+    std::vector<ScoredState> best = Evolve(seeds, kEvolvedPerSlot * want, options_.evolution);
     int taken = 0;
     for (const ScoredState& s : best) {
       if (taken >= want) break;
@@ -170,7 +177,7 @@ class SketchPolicy : public SearchPolicy {
       EvolutionOptions evolution = options_.evolution;
       evolution.population =
           std::max(kMinPopulationPerSketch, static_cast<int>(options_.evolution.population * share));
-      std::vector<ScoredState> best = Evolve(seeds, 2 * slots[sketch], evolution);
+      std::vector<ScoredState> best = Evolve(seeds, kEvolvedPerSlot * slots[sketch], evolution);
       ++stats_->searches_per_sketch[sketch];
       int taken = 0;
       for (const ScoredState& s : best) {
@@ -233,6 +240,10 @@ class SketchPolicy : public SearchPolicy {
     }
   }
 
+  // Programs an evolution returns per batch slot, best first: most of the
+  // best-ranked are copies of one program under other steps (the model
+  // scores them alike), skipped as they are taken.
+  static constexpr int kEvolvedPerSlot = 8;
   // An evolution over fewer programs than this finds little.
   static constexpr int kMinSamplesPerSketch = 64;
   static constexpr int kMinPopulationPerSketch = 256;
@@ -264,6 +275,7 @@ class SketchPolicy : public SearchPolicy {
   std::vector<Measured> measured_;  // ran correctly
   SketchBandit bandit_{0};
   absl::flat_hash_set<uint64_t> seen_;                        // proposed or measured
+  std::shared_ptr<LoweredPrograms> programs_;                 // their code (shared with droplet's descent)
   // Learned mutation choice: proposed children awaiting measurement, and
   // the throughput of every program measured (0: failed).
   absl::flat_hash_map<uint64_t, Lineage> lineage_;
@@ -276,8 +288,10 @@ class SketchPolicy : public SearchPolicy {
 std::unique_ptr<SearchPolicy> MakeSketchPolicy(te::ComputeDagPtr dag, const HardwareParams& hw,
                                                std::shared_ptr<SharedCostModel> model, uint64_t seed,
                                                const SketchPolicyOptions& options,
-                                               SketchPolicyStats* stats) {
-  return std::make_unique<SketchPolicy>(std::move(dag), hw, std::move(model), seed, options, stats);
+                                               SketchPolicyStats* stats,
+                                               std::shared_ptr<LoweredPrograms> programs) {
+  return std::make_unique<SketchPolicy>(std::move(dag), hw, std::move(model), seed, options, stats,
+                                        std::move(programs));
 }
 
 }  // namespace tuneforge::search

@@ -7,6 +7,8 @@
 //               otherwise       -> sample init population (+ best measured)
 //                                  -> EvolutionarySearch -> best n(1-eps)
 //                                  + n*eps random samples, none seen before
+//               and none that lowers to code proposed before
+//               (lowered_programs.h)
 //               learned sketch selection: the n(1-eps) are shared among the
 //               sketches by a bandit (sketch_selection/), one evolutionary
 //               search per sketch over its own samples and measured programs;
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "search/evolutionary_search.h"
+#include "search/lowered_programs.h"
 #include "search/mutation_choice/mutation_choice.h"
 #include "search/search_policy.h"
 #include "search/shared_cost_model.h"
@@ -50,11 +53,15 @@ struct SketchPolicyStats {
   // Learned mutation choice: what the rules did, as the predictor was told.
   int64_t scored_mutation_outcomes = 0;    // child scored above / below its parent
   int64_t measured_mutation_outcomes = 0;  // child measured faster / slower than its measured parent
+  // Programs not proposed: other steps for code proposed before.
+  int64_t lowered_copies = 0;
 };
 
 std::unique_ptr<SearchPolicy> MakeSketchPolicy(te::ComputeDagPtr dag, const HardwareParams& hw,
                                                std::shared_ptr<SharedCostModel> model, uint64_t seed,
                                                const SketchPolicyOptions& options = {},
-                                               SketchPolicyStats* stats = nullptr);
+                                               SketchPolicyStats* stats = nullptr,
+                                               // shared with a policy that proposes too (droplet's descent); null: its own
+                                               std::shared_ptr<LoweredPrograms> programs = nullptr);
 
 }  // namespace tuneforge::search

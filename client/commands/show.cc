@@ -75,7 +75,7 @@ int RunShow(const ShowArgs& args) {
     if (args.cuda_source)
       return Fail(args.out, absl::InvalidArgumentError("--cuda-source needs a GPU target: --target cuda:sm_XX"));
   }
-  lower::LowerOptions lower_options = gpu ? lower::LowerOptions::Gpu() : lower::LowerOptions{};
+  lower::LowerOptions lower_options = lower::LowerOptions::ForTarget(gpu);
 
   schedule::State naive(w.dag);
   if (gpu) {

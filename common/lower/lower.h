@@ -40,6 +40,9 @@ struct LowerOptions {
     o.hoist_constants = false;
     return o;
   }
+  // What a build for a GPU or a CPU lowers with (the builder's choice, which
+  // the search's duplicate check must share).
+  static LowerOptions ForTarget(bool gpu) { return gpu ? Gpu() : LowerOptions{}; }
 };
 
 // Errors (an invalid placement, a GPU binding on CPU, ...) name the stage

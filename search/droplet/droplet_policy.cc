@@ -24,8 +24,8 @@ class DropletPolicy : public SearchPolicy {
                 uint64_t seed, const DropletOptions& options, const SketchPolicyOptions& ansor,
                 DropletStats* stats)
       : dag_(dag), hw_(hw), model_(model), rng_(seed ^ 0x9e3779b97f4a7c15ULL), options_(options),
-        stats_(stats ? stats : &own_stats_),
-        ansor_(MakeSketchPolicy(std::move(dag), hw, std::move(model), seed, ansor)) {}
+        stats_(stats ? stats : &own_stats_), programs_(std::make_shared<LoweredPrograms>(hw.gpu)),
+        ansor_(MakeSketchPolicy(std::move(dag), hw, std::move(model), seed, ansor, nullptr, programs_)) {}
 
   std::vector<std::vector<schedule::Step>> Propose(int n) override {
     if (n <= 0) return {};
@@ -46,9 +46,10 @@ class DropletPolicy : public SearchPolicy {
     std::vector<schedule::State> ranked;
     for (;;) {
       Fresh fresh = FreshNeighbours();
-      ranked = RankByModel(std::move(fresh.single), n);
-      for (schedule::State& s : RankByModel(std::move(fresh.several), n - static_cast<int>(ranked.size())))
-        ranked.push_back(std::move(s));
+      ranked = NewCode(RankByModel(std::move(fresh.single)), n);
+      if (const int left = n - static_cast<int>(ranked.size()); left > 0)
+        for (schedule::State& s : NewCode(RankByModel(std::move(fresh.several)), left))
+          ranked.push_back(std::move(s));
       if (!ranked.empty()) break;
       if (!GrowStep()) return Propose(n);  // exhausted: Ansor again, or nothing
     }
@@ -160,10 +161,27 @@ class DropletPolicy : public SearchPolicy {
     return out;
   }
 
-  // The `n` the model scores best (those that lower: features extract), in
-  // the given order while the model is untrained.
-  std::vector<schedule::State> RankByModel(std::vector<schedule::State> states, int n) {
-    if (states.empty() || n <= 0) return {};
+  // The first `n` whose code was never proposed (a knob the code does not
+  // depend on, like the unroll pragma of a precomputed constant stage, moves
+  // to a copy of the center); copies are never generated again.
+  std::vector<schedule::State> NewCode(std::vector<schedule::State> states, int n) {
+    std::vector<schedule::State> out;
+    for (schedule::State& s : states) {
+      if (static_cast<int>(out.size()) >= n) break;
+      if (programs_->Add(s)) {
+        out.push_back(std::move(s));
+      } else {
+        seen_.insert(s.Hash());
+        ++stats_->copies;
+      }
+    }
+    return out;
+  }
+
+  // Those that lower (features extract), best scored first; in the given
+  // order while the model is untrained.
+  std::vector<schedule::State> RankByModel(std::vector<schedule::State> states) {
+    if (states.empty()) return {};
     std::vector<absl::StatusOr<ProgramFeatures>> features = ExtractFeaturesBatch(states, 0);
     std::vector<schedule::State> valid;
     std::vector<const ProgramFeatures*> ptrs;
@@ -180,8 +198,7 @@ class DropletPolicy : public SearchPolicy {
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
     }
     std::vector<schedule::State> out;
-    for (size_t i = 0; i < order.size() && static_cast<int>(out.size()) < n; ++i)
-      out.push_back(std::move(valid[order[i]]));
+    for (size_t i : order) out.push_back(std::move(valid[i]));
     return out;
   }
 
@@ -192,6 +209,7 @@ class DropletPolicy : public SearchPolicy {
   DropletOptions options_;
   DropletStats own_stats_;
   DropletStats* stats_;
+  std::shared_ptr<LoweredPrograms> programs_;  // shared with ansor_: one set of code proposed
   std::unique_ptr<SearchPolicy> ansor_;
   absl::flat_hash_set<uint64_t> seen_;
   int64_t measured_ = 0;

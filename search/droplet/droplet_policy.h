@@ -5,7 +5,8 @@
 //
 //   center = best measured, step = 1
 //   Propose(n): the neighbours of center at +-step that replay, lower and
-//               were never measured: every single-knob move (the model's
+//               were never measured (nor code they lower to,
+//               lowered_programs.h): every single-knob move (the model's
 //               best n if more), then the model's best moves of several
 //               knobs (every combination, sampled) up to n
 //   Update:     the fastest neighbour whose repeats are faster than
@@ -43,6 +44,7 @@ struct DropletStats {
   int knobs = 0;            // of the current center's space
   bool exhausted = false;   // the last descent tried every step without a win
   int64_t proposed = 0;     // neighbours proposed
+  int64_t copies = 0;       // neighbours skipped: they lower to code proposed before
 };
 
 std::unique_ptr<SearchPolicy> MakeDropletPolicy(te::ComputeDagPtr dag, const HardwareParams& hw,

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "search/annotation/annotation.h"
 #include "search/droplet/droplet_policy.h"
+#include "search/lowered_programs.h"
 #include "search/droplet/program_space.h"
 #include "search/sketch_generation.h"
 #include "tests/search/policy/policy_fixtures.h"
@@ -179,13 +180,14 @@ struct DropletRun {
   double best_at_descent = 0;
   double best = 0;
   int proposed_twice = 0;
+  int same_code_twice = 0;  // other steps for code proposed before
 };
 
 DropletRun RunDroplet(const te::Workload& w, double noise, const DropletOptions& options, int rounds) {
   DropletRun run;
   std::unique_ptr<SearchPolicy> policy =
       MakeDropletPolicy(w.dag, OneCore(), OneThreadXGBoost(), 4, options, SmallAnsor(), &run.stats);
-  absl::flat_hash_set<uint64_t> proposed;
+  absl::flat_hash_set<uint64_t> proposed, code;
   std::mt19937_64 rng(8);
   for (int round = 0; round < rounds; ++round) {
     std::vector<std::vector<schedule::Step>> batch = policy->Propose(16);
@@ -197,6 +199,7 @@ DropletRun RunDroplet(const te::Workload& w, double noise, const DropletOptions&
       EXPECT_TRUE(s.ok()) << s.status();
       if (!s.ok()) continue;
       run.proposed_twice += !proposed.insert(s->Hash()).second;
+      run.same_code_twice += !code.insert(LoweredCodeHash(*s, false)).second;
       results.push_back(TimedByInnermostLength(steps, noise, rng));
       if (run.best == 0 || results.back().seconds < run.best) run.best = results.back().seconds;
     }
@@ -211,6 +214,7 @@ TEST(DropletPolicyTest, DescendsFromAnsorsBestToFasterNeighbours) {
   options.after = 32;
   DropletRun run = RunDroplet(w, 0.002, options, 10);
   EXPECT_EQ(run.proposed_twice, 0);
+  EXPECT_EQ(run.same_code_twice, 0);
   // At least one descent; a space the descent exhausts early hands back to
   // Ansor's phase, whose next best starts another.
   EXPECT_GE(run.stats.descents, 1);

@@ -1,0 +1,59 @@
+#include "search/lowered_programs.h"
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <thread>
+
+#include "absl/hash/hash.h"
+#include "common/lower/lower.h"
+#include "common/lower/printer.h"
+
+namespace tuneforge::search {
+namespace {
+
+// Keeps a step hash (a state that does not lower) apart from code hashes.
+constexpr uint64_t kUnloweredSalt = 0x5bd1e9955bd1e995ULL;
+
+}  // namespace
+
+uint64_t LoweredCodeHash(const schedule::State& state, bool gpu) {
+  absl::StatusOr<lower::LoweredFunc> func = lower::Lower(state, lower::LowerOptions::ForTarget(gpu));
+  if (!func.ok()) return state.Hash() ^ kUnloweredSalt;
+  return absl::HashOf(lower::ToString(*func));
+}
+
+bool LoweredPrograms::Add(const schedule::State& state) {
+  steps_.insert(state.Hash());
+  if (code_.insert(LoweredCodeHash(state, gpu_)).second) return true;
+  ++copies_;
+  return false;
+}
+
+void LoweredPrograms::AddMeasured(const te::ComputeDagPtr& dag,
+                                  const std::vector<std::vector<schedule::Step>>& schedules, int threads) {
+  std::vector<const std::vector<schedule::Step>*> fresh;
+  for (const auto& steps : schedules)
+    if (steps_.insert(schedule::HashSteps(steps)).second) fresh.push_back(&steps);
+  std::vector<uint64_t> hashes(fresh.size(), 0);
+  std::vector<char> lowered(fresh.size(), 0);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < fresh.size();) {
+      absl::StatusOr<schedule::State> s = schedule::State::Replay(dag, *fresh[i]);
+      if (!s.ok()) continue;  // a schedule of an older format: nothing to compare
+      hashes[i] = LoweredCodeHash(*s, gpu_);
+      lowered[i] = 1;
+    }
+  };
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = static_cast<int>(std::min<size_t>(threads, fresh.size()));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (size_t i = 0; i < fresh.size(); ++i)
+    if (lowered[i]) code_.insert(hashes[i]);
+}
+
+}  // namespace tuneforge::search

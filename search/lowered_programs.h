@@ -1,0 +1,54 @@
+// The programs a search has proposed, as the code they lower to. Different
+// step lists often lower to the same code: an auto-unroll pragma or a
+// compute-at location on a constant stage that the layout rewrite
+// precomputes, a pragma of 64 where 16 already unrolls every loop, a vector
+// mark on a loop of extent 1. Ansor tells programs apart by their steps, so
+// its evolution, which ranks such copies alike, sent them to be measured
+// again and again: 678 of a 1,000-trial matmul tuning's records and half of
+// a conv tuning's were copies of programs measured before. A policy asks
+// this set before it proposes a program, and skips a copy.
+//
+//   LoweredPrograms programs(hw.gpu);
+//   if (programs.Add(state)) propose(state);  // else: that code was proposed
+//
+// Identity is the lowered function's text (what code generation compiles)
+// with the lowering options of the target's builder. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "common/schedule/state.h"
+#include "common/te/compute_dag.h"
+
+namespace tuneforge::search {
+
+class LoweredPrograms {
+ public:
+  explicit LoweredPrograms(bool gpu) : gpu_(gpu) {}
+
+  // Records `state`'s code; false when a program recorded before lowers to
+  // the same code (a copy). A state that does not lower counts as new, by
+  // its steps: its build reports the error.
+  bool Add(const schedule::State& state);
+  // Records schedules measured before (a restored job), replayed and lowered
+  // on `threads` threads (0: the machine's cores).
+  void AddMeasured(const te::ComputeDagPtr& dag, const std::vector<std::vector<schedule::Step>>& schedules,
+                   int threads);
+
+  int64_t copies() const { return copies_; }  // states Add found to be copies
+  size_t size() const { return code_.size(); }
+
+ private:
+  bool gpu_;
+  absl::flat_hash_set<uint64_t> code_;   // hashes of lowered code
+  absl::flat_hash_set<uint64_t> steps_;  // State::Hash of every state recorded
+  int64_t copies_ = 0;
+};
+
+// The hash Add compares: of the program's lowered text for a CPU or GPU
+// build; the step hash (State::Hash) when it does not lower.
+uint64_t LoweredCodeHash(const schedule::State& state, bool gpu);
+
+}  // namespace tuneforge::search
