@@ -167,14 +167,6 @@ MeasuredCandidate TimedByInnermostLength(const std::vector<schedule::Step>& step
   return {steps, true, repeats[1], repeats};
 }
 
-SketchPolicyOptions SmallAnsor() {
-  SketchPolicyOptions options;
-  options.init_population = 64;
-  options.evolution.population = 128;
-  options.evolution.generations = 1;
-  return options;
-}
-
 struct DropletRun {
   DropletStats stats;
   double best_at_descent = 0;
@@ -186,7 +178,7 @@ struct DropletRun {
 DropletRun RunDroplet(const te::Workload& w, double noise, const DropletOptions& options, int rounds) {
   DropletRun run;
   std::unique_ptr<SearchPolicy> policy =
-      MakeDropletPolicy(w.dag, OneCore(), OneThreadXGBoost(), 4, options, SmallAnsor(), &run.stats);
+      MakeDropletPolicy(w.dag, OneCore(), OneThreadXGBoost(), 4, options, testing::SmallAnsorOptions(1), &run.stats);
   absl::flat_hash_set<uint64_t> proposed, code;
   std::mt19937_64 rng(8);
   for (int round = 0; round < rounds; ++round) {
@@ -244,7 +236,7 @@ TEST(DropletPolicyTest, NoiseAloneDoesNotMoveTheCenter) {
   // Every program equally fast, each repeat 5% noisy.
   DropletStats stats;
   std::unique_ptr<SearchPolicy> policy =
-      MakeDropletPolicy(w.dag, OneCore(), OneThreadXGBoost(), 4, options, SmallAnsor(), &stats);
+      MakeDropletPolicy(w.dag, OneCore(), OneThreadXGBoost(), 4, options, testing::SmallAnsorOptions(1), &stats);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> jitter(1e-3, 5e-5);
   for (int round = 0; round < 8; ++round) RoundOfTies(*policy, jitter, rng);
@@ -262,7 +254,7 @@ TEST(DropletPolicyTest, AnExhaustedDescentStopsWhenAskedOrReturnsToAnsor) {
     options.stop_when_exhausted = stop;
     DropletStats stats;
     std::unique_ptr<SearchPolicy> policy =
-        MakeDropletPolicy(w.dag, OneCore(), OneThreadXGBoost(), 6, options, SmallAnsor(), &stats);
+        MakeDropletPolicy(w.dag, OneCore(), OneThreadXGBoost(), 6, options, testing::SmallAnsorOptions(1), &stats);
     std::mt19937_64 rng(1);
     std::normal_distribution<double> jitter(1e-3, 5e-5);
     for (int round = 0; round < 60 && !stats.exhausted; ++round) RoundOfTies(*policy, jitter, rng);

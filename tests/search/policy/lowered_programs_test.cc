@@ -53,12 +53,9 @@ TEST(LoweredProgramsTest, ProgramsMeasuredBeforeAreKnownByTheirCode) {
 TEST(LoweredProgramsTest, SketchPolicyNeverProposesCodeItProposedBefore) {
   te::Workload w = MustParse("matmul+relu:M=64,N=48,K=32");
   std::shared_ptr<SharedCostModel> model = OneThreadXGBoost();
-  SketchPolicyOptions options;
-  options.init_population = 64;
-  options.evolution.population = 128;
-  options.evolution.generations = 2;
   SketchPolicyStats stats;
-  std::unique_ptr<SearchPolicy> policy = MakeSketchPolicy(w.dag, OneCore(), model, 5, options, &stats);
+  std::unique_ptr<SearchPolicy> policy =
+      MakeSketchPolicy(w.dag, OneCore(), model, 5, testing::SmallAnsorOptions(2), &stats);
   absl::flat_hash_set<uint64_t> code;
   int proposed = 0;
   for (int round = 0; round < 4; ++round) {

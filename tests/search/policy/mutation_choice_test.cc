@@ -181,10 +181,7 @@ TEST(LearnedSearchStateTest, SavesThePredictorAndEveryWorkloadsBandit) {
 }
 
 SketchPolicyOptions SmallSearch() {
-  SketchPolicyOptions options;
-  options.init_population = 64;
-  options.evolution.population = 128;
-  options.evolution.generations = 2;
+  SketchPolicyOptions options = testing::SmallAnsorOptions(2);
   options.eps_greedy = 0;
   return options;
 }

@@ -20,4 +20,12 @@ std::shared_ptr<SharedCostModel> OneThreadXGBoost() {
   });
 }
 
+SketchPolicyOptions SmallAnsorOptions(int generations) {
+  SketchPolicyOptions options;
+  options.init_population = 64;
+  options.evolution.population = 128;
+  options.evolution.generations = generations;
+  return options;
+}
+
 }  // namespace tuneforge::search::testing

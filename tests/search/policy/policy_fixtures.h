@@ -7,6 +7,7 @@
 
 #include "search/search_task.h"
 #include "search/shared_cost_model.h"
+#include "search/sketch_policy.h"
 
 namespace tuneforge::search::testing {
 
@@ -15,5 +16,9 @@ HardwareParams OneCore();
 
 // XGBoost behind a shared model, trained on one thread.
 std::shared_ptr<SharedCostModel> OneThreadXGBoost();
+
+// Ansor's policy at test size: 64 samples a round, a population of 128
+// evolved for `generations`, otherwise Ansor's defaults.
+SketchPolicyOptions SmallAnsorOptions(int generations);
 
 }  // namespace tuneforge::search::testing

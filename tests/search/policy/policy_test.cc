@@ -108,12 +108,9 @@ TEST(CostModelOnProgramsTest, XGBoostRanksHeldApartProgramsBetterThanChance) {
 TEST(SketchPolicyTest, ProposesNewValidProgramsAndLearnsFromResults) {
   te::Workload w = MustParse("matmul+relu:M=64,N=48,K=32");
   std::shared_ptr<SharedCostModel> model = OneThreadXGBoost();
-  SketchPolicyOptions options;
-  options.init_population = 64;
-  options.evolution.population = 128;
-  options.evolution.generations = 2;
   SketchPolicyStats stats;
-  std::unique_ptr<SearchPolicy> policy = MakeSketchPolicy(w.dag, OneCore(), model, 5, options, &stats);
+  std::unique_ptr<SearchPolicy> policy =
+      MakeSketchPolicy(w.dag, OneCore(), model, 5, testing::SmallAnsorOptions(2), &stats);
   absl::flat_hash_set<uint64_t> proposed;
   for (int round = 0; round < 3; ++round) {
     std::vector<std::vector<schedule::Step>> batch = policy->Propose(12);

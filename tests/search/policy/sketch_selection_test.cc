@@ -129,10 +129,7 @@ TEST(SketchOfTest, SamplesAndTheirMutantsAreTracedToTheirSketch) {
 TEST(SketchPolicyTest, LearnedSelectionSearchesEverySketchThenTheFasterHalf) {
   te::Workload w = MustParse("conv2d:N=1,C=32,H=14,W=14,K=32,R=3,S=3,pad=1");
   std::shared_ptr<SharedCostModel> model = OneThreadXGBoost();
-  SketchPolicyOptions options;
-  options.init_population = 64;
-  options.evolution.population = 128;
-  options.evolution.generations = 1;
+  SketchPolicyOptions options = testing::SmallAnsorOptions(1);
   options.eps_greedy = 0;
   options.sketch_selection = SketchSelection::kLearned;
   SketchPolicyStats stats;
