@@ -5,6 +5,7 @@
 #include "common/lower/passes/drop_padded_taps.h"
 #include "common/lower/passes/flatten_buffers.h"
 #include "common/lower/passes/partition_boundaries.h"
+#include "common/lower/passes/roll_loops.h"
 #include "common/lower/passes/simplify_stmt.h"
 #include "common/lower/passes/unroll.h"
 #include "common/lower/passes/vectorize.h"
@@ -47,7 +48,8 @@ absl::StatusOr<LoweredFunc> Lower(const schedule::State& state, const LowerOptio
   if (!nest.ok()) return nest.status();
   LoweredFunc func{options.name, ctx->arguments, RunPasses(*nest, options)};
   if (Stmt prepack = BuildPrepackNest(*ctx)) {
-    func.prepack = RunPasses(prepack, options);
+    // Runs once, untimed: its loops are not worth copying (roll_loops.h).
+    func.prepack = RunPasses(RollLoops(prepack), options);
     func.num_packed = static_cast<int>(ctx->hoisted.size());
   }
   return func;

@@ -1,6 +1,8 @@
 // LLVM's optimization pipeline as tuneforge runs it: its loop vectorizer
 // still takes the small loops a schedule left scalar, and is not handed
-// the huge unrolled bodies whose loop-access analysis cost seconds.
+// the huge unrolled bodies whose loop-access analysis cost seconds; a loop
+// that zeroes a big accumulator tile is not unrolled into one block of
+// hundreds of stores, which instruction selection took 100 ms over.
 #include <string>
 #include <vector>
 
@@ -11,6 +13,36 @@ namespace tuneforge::codegen::testing {
 namespace {
 
 constexpr char kVectorizerOff[] = "!\"llvm.loop.vectorize.enable\", i32 0";
+constexpr char kUnrollOff[] = "!\"llvm.loop.unroll.disable\"";
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A conv's accumulator tile zeroed as its reduction's init: `rows` rows of
+// `vectors` stores of 8 zeros each (the inner copies already unrolled by the
+// schedule). Each row leaves 8 floats untouched after it, as an interleaved
+// tile does, so that LLVM cannot make the nest one memset. Runs it, checks
+// what it wrote and returns the optimized LLVM IR ("" on a failure).
+std::string ZeroTileIr(int rows, int vectors) {
+  const int row = (vectors + 1) * 8;
+  te::Buffer out = Buf("out", {rows * row});
+  lower::LoweredFunc f = Func("zero_tile", {out}, Loop("oh", rows, [&](Expr oh) {
+                                std::vector<Stmt> stores;
+                                for (int v = 0; v < vectors; ++v)
+                                  stores.push_back(St(out, Vec(oh * row + v * 8, 8), Splat(0.0f, 8)));
+                                return Seq(stores);
+                              }));
+  std::vector<float> o(rows * row, 7.0f);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {o.data()});
+  EXPECT_TRUE(rc.ok()) << rc.status();
+  for (size_t i = 0; i < o.size(); ++i) EXPECT_EQ(o[i], static_cast<int>(i % row) < row - 8 ? 0.0f : 7.0f) << i;
+  absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host());
+  EXPECT_TRUE(ir.ok()) << ir.status();
+  return ir.ok() ? *ir : "";
+}
 
 TEST(LlvmPipelineTest, ASmallScalarLoopIsVectorizedByLlvm) {
   constexpr int kN = 1024;
@@ -48,6 +80,18 @@ TEST(LlvmPipelineTest, ALoopOfHundredsOfMemoryOperationsIsLeftToTheSchedule) {
   absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host());
   ASSERT_TRUE(ir.ok()) << ir.status();
   EXPECT_NE(ir->find(kVectorizerOff), std::string::npos);
+}
+
+TEST(LlvmPipelineTest, ZeroingATileOfHundredsOfVectorsStaysALoop) {
+  const std::string ir = ZeroTileIr(14, 14);  // 196 stores if fully unrolled
+  EXPECT_NE(ir.find(kUnrollOff), std::string::npos) << ir;
+  EXPECT_LT(Count(ir, "store "), 40) << ir;  // one row's stores (and maybe a remainder), not 196
+}
+
+TEST(LlvmPipelineTest, ZeroingARegisterSizedTileIsUnrolledAsBefore) {
+  const std::string ir = ZeroTileIr(4, 3);  // 12 vectors: a matmul's register tile
+  ASSERT_FALSE(ir.empty());
+  EXPECT_EQ(ir.find(kUnrollOff), std::string::npos) << ir;
 }
 
 }  // namespace

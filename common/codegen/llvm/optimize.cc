@@ -1,4 +1,5 @@
 #include "common/codegen/llvm/backend.h"
+#include "common/codegen/llvm/fill_loop_hints.h"
 #include "common/codegen/llvm/large_loop_hints.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -24,6 +25,10 @@ llvm::OptimizationLevel PipelineLevel(int opt_level) {
 // seconds, thousands.
 constexpr int kMaxMemoryOpsForLlvmVectorizer = 256;
 
+// Loops that only store constants stay loops past this many stores
+// (fill_loop_hints.h): more vectors than a register file holds.
+constexpr int kMaxUnrolledFillStores = 64;
+
 // LLVM passes that never paid for themselves on tuneforge's kernels.
 // Loop-load elimination forwards a value stored in one iteration to the
 // next iteration's load; the lowered loops have no such pairs (accumulators
@@ -46,6 +51,9 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_
   instrumentation.registerShouldRunOptionalPassCallback(
       [](llvm::StringRef pass, llvm::Any) { return !Skipped(pass); });
   llvm::PassBuilder builder(&machine, tuning, std::nullopt, &instrumentation);
+  builder.registerPipelineStartEPCallback([](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
+    passes.addPass(llvm::createModuleToFunctionPassAdaptor(FillLoopUnrollHints(kMaxUnrolledFillStores)));
+  });
   builder.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
     passes.addPass(LargeLoopVectorizerHints(kMaxMemoryOpsForLlvmVectorizer));
   });
