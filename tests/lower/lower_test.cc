@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/lower/printer.h"
+#include "common/te/workload.h"
 #include "tests/lower/lower_test_util.h"
 
 namespace tuneforge::lower {
@@ -164,6 +165,31 @@ TEST(LowerTest, AnAutoUnrolledElementwiseNestPastTheBudgetKeepsItsOuterLoop) {
   // 16 x 2 copies fit, and are copied.
   State small = Apply("add:M=64,N=6", steps());
   EXPECT_THAT(Printed(small), Not(HasSubstr("(m.0, 0, 16)")));
+  EXPECT_EQ(CheckAgainstReference(small), "");
+}
+
+// A transposing copy (a local tile written back to its output) vectorized
+// along the output's rows reads its input with a stride: on a CPU, lane by
+// lane. Its lanes count, so 512 copies of a 14-lane strided read pass the
+// budget and its outer loop stays a loop; 64 copies fit and are copied.
+// (Counted as one node each, a conv's 448-copy write-back became a block of
+// 6,272 loads that took 4-5 s to compile.)
+TEST(LowerTest, AnAutoUnrolledTransposingCopyPastTheBudgetKeepsItsOuterLoop) {
+  auto transposed = [](int rows) {
+    absl::StatusOr<te::Workload> w = te::ParseDefinition(
+        "input A: float32[14, " + std::to_string(rows) + "]\nB[i: " + std::to_string(rows) +
+        ", j: 14] = A[j, i]\n");
+    EXPECT_TRUE(w.ok()) << w.status();
+    State s(w->dag);
+    EXPECT_TRUE(s.Apply(schedule::AnnotationStep{1, 1, IterAnnotation::kVectorize}).ok());
+    EXPECT_TRUE(s.Apply(schedule::PragmaStep{1, 0, 4096}).ok());
+    return s;
+  };
+  State big = transposed(512);
+  EXPECT_THAT(Printed(big), HasSubstr("for (i, 0, 512)"));
+  EXPECT_EQ(CheckAgainstReference(big), "");
+  State small = transposed(64);
+  EXPECT_THAT(Printed(small), Not(HasSubstr("(i, 0, 64)")));
   EXPECT_EQ(CheckAgainstReference(small), "");
 }
 

@@ -4,6 +4,7 @@
 #include "common/lower/passes/vectorize.h"
 #include "common/lower/stmt_functor.h"
 #include "common/overloaded.h"
+#include "common/te/arith/sum_form.h"
 #include "common/te/expr_util.h"
 
 namespace tuneforge::lower {
@@ -71,14 +72,40 @@ bool PerLaneIndex(const Expr& index, const te::VarNode* var) {
   return per_lane;
 }
 
+// Whether `var` moves the access by other than one element a lane: in a
+// dimension before the last, or with a stride in the last. A CPU moves such
+// lanes one by one too (a gather or scatter of scalar loads): copied 448
+// times, the write-back of a transposed conv tile to its output was a block
+// of 6,272 loads that took 4-5 s to compile.
+bool StridedIndex(const std::vector<Expr>& indices, const te::VarNode* var) {
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (!te::UsesVar(indices[d], var)) continue;
+    if (d + 1 < indices.size()) return true;
+    for (const te::arith::SumTerm& term : te::arith::ToSumForm(indices[d]).terms) {
+      const auto* ref = term.atom.as<te::VarRef>();
+      if (ref && ref->var.get() == var) return term.coef != 1;
+    }
+    return true;  // inside an atom: a division's (PerLaneIndex)
+  }
+  return false;
+}
+
+// Which vector accesses go lane by lane: those through a division only
+// (what every nest budgets), or strided ones too (an elementwise nest's).
+enum class LaneByLane { kDivisions, kDivisionsAndStrides };
+
 // Extra nodes for the accesses of a vectorized loop's body that go lane by
 // lane: `lanes` each (counted as one node, a 24-lane gather in a copied
 // tile hid 24 loads and inserts per copy; layer norm and batch matmul
 // candidates of that kind took 2-10 s to compile).
-int64_t PerLaneAccessNodes(const For& loop) {
+int64_t PerLaneAccessNodes(const For& loop, LaneByLane which) {
   const te::VarNode* var = loop.var.get();
   int64_t accesses = 0;
   auto count = [&](const std::vector<Expr>& indices) {
+    if (which == LaneByLane::kDivisionsAndStrides && StridedIndex(indices, var)) {
+      ++accesses;
+      return;
+    }
     for (const Expr& i : indices) {
       if (PerLaneIndex(i, var)) {
         ++accesses;
@@ -98,17 +125,17 @@ int64_t PerLaneAccessNodes(const For& loop) {
 }
 
 // Nodes of s once its unrolled loops are copied.
-int64_t UnrolledNodes(const Stmt& s) {
+int64_t UnrolledNodes(const Stmt& s, LaneByLane which) {
   if (!s) return 0;
   int64_t inner = 0;
   MapStmtChildren(s, [&](const Stmt& c) {
-    inner += UnrolledNodes(c);
+    inner += UnrolledNodes(c, which);
     return c;
   });
   const For* f = s.as<For>();
   if (f && f->kind == ForKind::kUnrolled) return f->extent * inner;
   if (f && f->kind == ForKind::kVectorized && f->extent <= kMaxVectorLanes)
-    return OwnNodes(s) + inner + PerLaneAccessNodes(*f);
+    return OwnNodes(s) + inner + PerLaneAccessNodes(*f, which);
   return OwnNodes(s) + inner;
 }
 
@@ -144,13 +171,13 @@ bool IndexesAStore(const For& f) {
   return used;
 }
 
-// Whether a vectorized loop below s goes lane by lane (PerLaneIndex).
-bool HasPerLaneAccess(const Stmt& s) {
+// Whether a vectorized loop below s goes lane by lane.
+bool HasPerLaneAccess(const Stmt& s, LaneByLane which) {
   bool found = false;
   VisitStmts(s, [&](const Stmt& x) {
     const For* f = x.as<For>();
     found = found || (f && f->kind == ForKind::kVectorized && f->extent <= kMaxVectorLanes &&
-                      PerLaneAccessNodes(*f) > 0);
+                      PerLaneAccessNodes(*f, which) > 0);
   });
   return found;
 }
@@ -189,8 +216,9 @@ Stmt KeepOneLoop(const Stmt& s, const MarkedLoops& marked, bool reductions_only,
 // unrolled, so its accumulators keep their constant indices (keeping a
 // spatial loop instead made kernels 3-10x slower). A nest without
 // accumulators whose vectors go lane by lane (an elementwise stage
-// vectorized across rows) then keeps its other marked loops that no
-// condition tests, outermost first: its copies are scalar code. A plain
+// vectorized across rows, or read with a stride: a tile's transposing
+// write-back) then keeps its other marked loops that no condition tests,
+// outermost first: its copies are scalar code. A plain
 // elementwise nest stays copied (kept as loops, the zero-fill of Winograd's
 // batched matmul tile made its best programs 5-15% slower). Loops a
 // schedule unrolls by name stay unrolled: a Winograd transform's taps must
@@ -202,8 +230,12 @@ Stmt FitUnrolledNests(const Stmt& s, const MarkedLoops& marked) {
     return MapStmtChildren(s, [&](const Stmt& c) { return FitUnrolledNests(c, marked); });
   Stmt nest = s;
   for (bool reductions_only : {true, false}) {
-    if (!reductions_only && (UpdatesAnAccumulator(nest) || !HasPerLaneAccess(nest))) break;
-    while (UnrolledNodes(nest) > kMaxUnrolledNodes) {
+    // Strided lanes count only in the second pass: in a register tile (a
+    // stride-2 conv's input row) they are the hot loop's loads, which the
+    // budget's reduction loops must not be kept for.
+    const LaneByLane which = reductions_only ? LaneByLane::kDivisions : LaneByLane::kDivisionsAndStrides;
+    if (!reductions_only && (UpdatesAnAccumulator(nest) || !HasPerLaneAccess(nest, which))) break;
+    while (UnrolledNodes(nest, which) > kMaxUnrolledNodes) {
       bool kept = false;
       nest = KeepOneLoop(nest, marked, reductions_only, &kept);
       if (!kept) break;
