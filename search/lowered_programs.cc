@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -15,6 +16,22 @@ namespace {
 // Keeps a step hash (a state that does not lower) apart from code hashes.
 constexpr uint64_t kUnloweredSalt = 0x5bd1e9955bd1e995ULL;
 
+// body(i) for every i < n, on `threads` threads (0: the machine's cores),
+// the calling one among them; items are handed out one at a time, so a few
+// big programs among small ones still balance.
+void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& body) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = static_cast<int>(std::min<size_t>(threads, n));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) body(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+}
+
 }  // namespace
 
 uint64_t LoweredCodeHash(const schedule::State& state, bool gpu) {
@@ -24,10 +41,20 @@ uint64_t LoweredCodeHash(const schedule::State& state, bool gpu) {
 }
 
 bool LoweredPrograms::Add(const schedule::State& state) {
-  steps_.insert(state.Hash());
-  if (code_.insert(LoweredCodeHash(state, gpu_)).second) return true;
+  const uint64_t steps = state.Hash();
+  steps_.insert(steps);
+  auto prepared = prepared_.find(steps);
+  const uint64_t code = prepared != prepared_.end() ? prepared->second : LoweredCodeHash(state, gpu_);
+  if (code_.insert(code).second) return true;
   ++copies_;
   return false;
+}
+
+void LoweredPrograms::Prepare(const std::vector<const schedule::State*>& states, int threads) {
+  std::vector<uint64_t> hashes(states.size(), 0);
+  ParallelFor(states.size(), threads, [&](size_t i) { hashes[i] = LoweredCodeHash(*states[i], gpu_); });
+  prepared_.clear();
+  for (size_t i = 0; i < states.size(); ++i) prepared_[states[i]->Hash()] = hashes[i];
 }
 
 void LoweredPrograms::AddMeasured(const te::ComputeDagPtr& dag,
@@ -37,21 +64,12 @@ void LoweredPrograms::AddMeasured(const te::ComputeDagPtr& dag,
     if (steps_.insert(schedule::HashSteps(steps)).second) fresh.push_back(&steps);
   std::vector<uint64_t> hashes(fresh.size(), 0);
   std::vector<char> lowered(fresh.size(), 0);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < fresh.size();) {
-      absl::StatusOr<schedule::State> s = schedule::State::Replay(dag, *fresh[i]);
-      if (!s.ok()) continue;  // a schedule of an older format: nothing to compare
-      hashes[i] = LoweredCodeHash(*s, gpu_);
-      lowered[i] = 1;
-    }
-  };
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = static_cast<int>(std::min<size_t>(threads, fresh.size()));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  ParallelFor(fresh.size(), threads, [&](size_t i) {
+    absl::StatusOr<schedule::State> s = schedule::State::Replay(dag, *fresh[i]);
+    if (!s.ok()) return;  // a schedule of an older format: nothing to compare
+    hashes[i] = LoweredCodeHash(*s, gpu_);
+    lowered[i] = 1;
+  });
   for (size_t i = 0; i < fresh.size(); ++i)
     if (lowered[i]) code_.insert(hashes[i]);
 }

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "common/schedule/state.h"
 #include "common/te/compute_dag.h"
@@ -32,6 +33,11 @@ class LoweredPrograms {
   // the same code (a copy). A state that does not lower counts as new, by
   // its steps: its build reports the error.
   bool Add(const schedule::State& state);
+  // Lowers `states` on `threads` threads (0: the machine's cores) ahead of
+  // the Add calls that follow for them, which then find their code hashed:
+  // a policy's ranked candidates, a batch at a time. Replaces the batch
+  // prepared before.
+  void Prepare(const std::vector<const schedule::State*>& states, int threads);
   // Records schedules measured before (a restored job), replayed and lowered
   // on `threads` threads (0: the machine's cores).
   void AddMeasured(const te::ComputeDagPtr& dag, const std::vector<std::vector<schedule::Step>>& schedules,
@@ -44,6 +50,7 @@ class LoweredPrograms {
   bool gpu_;
   absl::flat_hash_set<uint64_t> code_;   // hashes of lowered code
   absl::flat_hash_set<uint64_t> steps_;  // State::Hash of every state recorded
+  absl::flat_hash_map<uint64_t, uint64_t> prepared_;  // State::Hash -> code hash, by Prepare
   int64_t copies_ = 0;
 };
 

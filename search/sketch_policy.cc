@@ -108,12 +108,25 @@ class SketchPolicy : public SearchPolicy {
   void ProposeEvolved(const std::vector<schedule::State>& init, int want, const Take& take) {
     std::vector<schedule::State> seeds = init;
     AddBestMeasured(-1, options_.init_population, &seeds);
-    std::vector<ScoredState> best = Evolve(seeds, kEvolvedPerSlot * want, options_.evolution);
+    TakeRanked(Evolve(seeds, kEvolvedPerSlot * want, options_.evolution), want, take);
+  }
+
+  // Takes up to `want` of `ranked`, best first. The copies check lowers each
+  // one; that is done ahead, a batch of about what is still wanted at a
+  // time, on the evolution's threads (one after another it cost up to
+  // 0.024 s a trial).
+  int TakeRanked(const std::vector<ScoredState>& ranked, int want, const Take& take) {
     int taken = 0;
-    for (const ScoredState& s : best) {
-      if (taken >= want) break;
-      taken += TakeEvolved(s, take) ? 1 : 0;
+    size_t next = 0;
+    while (taken < want && next < ranked.size()) {
+      const size_t missing = static_cast<size_t>(want - taken);
+      const size_t end = std::min(ranked.size(), next + missing + missing / 4 + 1);
+      std::vector<const schedule::State*> batch;
+      for (size_t i = next; i < end; ++i) batch.push_back(&ranked[i].state);
+      programs_->Prepare(batch, options_.evolution.threads);
+      for (; next < end && taken < want; ++next) taken += TakeEvolved(ranked[next], take) ? 1 : 0;
     }
+    return taken;
   }
 
   // One evolutionary search; with learned mutation choice it breeds by the
@@ -179,11 +192,7 @@ class SketchPolicy : public SearchPolicy {
           std::max(kMinPopulationPerSketch, static_cast<int>(options_.evolution.population * share));
       std::vector<ScoredState> best = Evolve(seeds, kEvolvedPerSlot * slots[sketch], evolution);
       ++stats_->searches_per_sketch[sketch];
-      int taken = 0;
-      for (const ScoredState& s : best) {
-        if (taken >= slots[sketch]) break;
-        taken += TakeEvolved(s, take) ? 1 : 0;
-      }
+      const int taken = TakeRanked(best, slots[sketch], take);
       if (taken == 0) bandit_.Exclude(static_cast<int>(sketch));  // nothing new left in it
       bandit_.Unused(static_cast<int>(sketch), slots[sketch] - taken);
     }

@@ -47,6 +47,27 @@ TEST(LoweredProgramsTest, ProgramsMeasuredBeforeAreKnownByTheirCode) {
   EXPECT_TRUE(programs.Add(Build(w, {schedule::SplitStep{c, 1, {8}, true}})));
 }
 
+// The ansor policy lowers a batch of ranked candidates at once, on several
+// threads, before it takes them one by one: a prepared program is judged as
+// one lowered in Add, and a batch prepared later replaces the one before.
+TEST(LoweredProgramsTest, ProgramsPreparedAheadAreJudgedByTheSameCode) {
+  te::Workload w = MustParse("matmul:M=16,N=16,K=16");
+  const int c = w.dag->num_ops() - 1;
+  const schedule::State p16 = Build(w, {schedule::PragmaStep{c, 0, 16}});
+  const schedule::State p64 = Build(w, {schedule::PragmaStep{c, 0, 64}});
+  const schedule::State p512 = Build(w, {schedule::PragmaStep{c, 0, 512}});
+  const schedule::State split = Build(w, {schedule::SplitStep{c, 1, {4}, true}});
+  LoweredPrograms programs(/*gpu=*/false);
+  programs.Prepare({&p16, &p64, &p512}, 2);
+  EXPECT_TRUE(programs.Add(p16));
+  EXPECT_FALSE(programs.Add(p64)) << "unrolls the same loops as 16";
+  programs.Prepare({&split}, 2);
+  EXPECT_TRUE(programs.Add(p512));  // no longer prepared: lowered by Add
+  EXPECT_TRUE(programs.Add(split));
+  EXPECT_EQ(programs.copies(), 1);
+  EXPECT_EQ(programs.size(), 3u);
+}
+
 // Ansor's evolution ranks copies of one program alike: without the check,
 // rounds of the policy on a matmul with a constant (packed) B proposed the
 // same code under other pragmas and compute-at locations of B's copy.
