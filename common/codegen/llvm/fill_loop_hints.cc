@@ -4,7 +4,6 @@
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
-#include "llvm/Transforms/Utils/LoopUtils.h"
 
 namespace tuneforge::codegen {
 namespace {
@@ -42,25 +41,11 @@ llvm::PreservedAnalyses FillLoopUnrollHints::run(llvm::Function& function,
     const int64_t trips = scev.getSmallConstantTripCount(loop);
     const int64_t per_trip = FillStores(*loop, loops, scev);
     if (trips == 0 || per_trip <= 0 || trips * per_trip <= max_stores_) continue;
-    // Replaces the emitter's llvm.loop.unroll.full, which would win over a
+    // Drops the emitter's llvm.loop.unroll.full, which would win over a
     // disable hint added beside it.
-    llvm::MDNode* id = loop->getLoopID();
-    llvm::SmallVector<llvm::Metadata*, 4> hints{nullptr};
-    if (id) {
-      for (unsigned i = 1; i < id->getNumOperands(); ++i) {
-        const auto* hint = llvm::dyn_cast<llvm::MDNode>(id->getOperand(i));
-        const auto* name = hint && hint->getNumOperands() > 0
-                               ? llvm::dyn_cast<llvm::MDString>(hint->getOperand(0))
-                               : nullptr;
-        if (name && name->getString().starts_with("llvm.loop.unroll.")) continue;
-        hints.push_back(id->getOperand(i));
-      }
-    }
     llvm::LLVMContext& ctx = function.getContext();
-    hints.push_back(llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")}));
-    llvm::MDNode* new_id = llvm::MDNode::getDistinct(ctx, hints);
-    new_id->replaceOperandWith(0, new_id);
-    loop->setLoopID(new_id);
+    llvm::MDNode* disable = llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")});
+    loop->setLoopID(llvm::makePostTransformationMetadata(ctx, loop->getLoopID(), {"llvm.loop.unroll."}, {disable}));
   }
   // Only loop metadata changed: every analysis still holds.
   return llvm::PreservedAnalyses::all();
