@@ -1,36 +1,17 @@
 #include "search/lowered_programs.h"
 
-#include <algorithm>
-#include <atomic>
-#include <functional>
 #include <string>
-#include <thread>
 
 #include "absl/hash/hash.h"
 #include "common/lower/lower.h"
 #include "common/lower/printer.h"
+#include "common/parallel_for.h"
 
 namespace tuneforge::search {
 namespace {
 
 // Keeps a step hash (a state that does not lower) apart from code hashes.
 constexpr uint64_t kUnloweredSalt = 0x5bd1e9955bd1e995ULL;
-
-// body(i) for every i < n, on `threads` threads (0: the machine's cores),
-// the calling one among them; items are handed out one at a time, so a few
-// big programs among small ones still balance.
-void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& body) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = static_cast<int>(std::min<size_t>(threads, n));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) body(i);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-}
 
 }  // namespace
 
