@@ -12,6 +12,7 @@
 #include "search/sketch_generation.h"
 #include "search/sketch_selection/sketch_bandit.h"
 #include "search/sketch_selection/sketch_of.h"
+#include "search/tile_families.h"
 
 namespace tuneforge::search {
 namespace {
@@ -111,22 +112,21 @@ class SketchPolicy : public SearchPolicy {
     TakeRanked(Evolve(seeds, kEvolvedPerSlot * want, options_.evolution), want, take);
   }
 
-  // Takes up to `want` of `ranked`, best first. The copies check lowers each
-  // one; that is done ahead, a batch of about what is still wanted at a
-  // time, on the evolution's threads (one after another it cost up to
-  // 0.024 s a trial).
+  // Takes up to `want` of `ranked`, best first, at most the quota of each
+  // tile family unless the batch would fall short (tile_families.h). The
+  // copies check lowers each one; that is done ahead, a stretch at a time,
+  // on the evolution's threads (one after another it cost up to 0.024 s a
+  // trial).
   int TakeRanked(const std::vector<ScoredState>& ranked, int want, const Take& take) {
-    int taken = 0;
-    size_t next = 0;
-    while (taken < want && next < ranked.size()) {
-      const size_t missing = static_cast<size_t>(want - taken);
-      const size_t end = std::min(ranked.size(), next + missing + missing / 4 + 1);
-      std::vector<const schedule::State*> batch;
-      for (size_t i = next; i < end; ++i) batch.push_back(&ranked[i].state);
-      programs_->Prepare(batch, options_.evolution.threads);
-      for (; next < end && taken < want; ++next) taken += TakeEvolved(ranked[next], take) ? 1 : 0;
-    }
-    return taken;
+    return TakeRankedWithQuota(
+        ranked.size(), want, options_.max_family_share,
+        [&](size_t i) { return TileFamilyOf(ranked[i].state.steps()); },
+        [&](size_t i) { return TakeEvolved(ranked[i], take); },
+        [&](size_t begin, size_t end) {
+          std::vector<const schedule::State*> batch;
+          for (size_t i = begin; i < end; ++i) batch.push_back(&ranked[i].state);
+          programs_->Prepare(batch, options_.evolution.threads);
+        });
   }
 
   // One evolutionary search; with learned mutation choice it breeds by the

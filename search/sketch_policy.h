@@ -5,7 +5,8 @@
 //
 //   Propose(n): model untrained -> n random annotated sketches
 //               otherwise       -> sample init population (+ best measured)
-//                                  -> EvolutionarySearch -> best n(1-eps)
+//                                  -> EvolutionarySearch -> best n(1-eps),
+//                                     at most a share from one tile family
 //                                  + n*eps random samples, none seen before
 //               and none that lowers to code proposed before
 //               (lowered_programs.h)
@@ -38,6 +39,9 @@ struct SketchPolicyOptions {
   int init_population = 512;   // annotated sketches sampled per round
   double measured_share = 0.2; // share of the init population taken from the best measured programs
   double eps_greedy = 0.05;    // share of each batch picked at random from the samples
+  // Most of a batch's evolved picks from one tile family (tile_families.h);
+  // 1: Ansor's (none). One in 12: 5 of a 64-program round's 61.
+  double max_family_share = 1.0 / 12;
   SketchSelection sketch_selection = SketchSelection::kUniform;
   MutationChoice mutation_choice = MutationChoice::kFixed;
 };
