@@ -4,27 +4,15 @@
 #include <cmath>
 #include <variant>
 
+#include "common/schedule/state.h"
+
 namespace tuneforge::search {
-namespace {
-
-// FNV-1a over 64-bit words.
-constexpr uint64_t kOffset = 1469598103934665603ull;
-constexpr uint64_t kPrime = 1099511628211ull;
-
-uint64_t Mix(uint64_t h, uint64_t word) { return (h ^ word) * kPrime; }
-
-}  // namespace
 
 uint64_t TileFamilyOf(const std::vector<schedule::Step>& steps) {
-  uint64_t h = kOffset;
-  for (const schedule::Step& step : steps) {
-    const auto* split = std::get_if<schedule::SplitStep>(&step);
-    if (!split) continue;
-    h = Mix(Mix(h, static_cast<uint64_t>(split->stage)), static_cast<uint64_t>(split->iter));
-    h = Mix(h, split->lengths.size());
-    for (int64_t length : split->lengths) h = Mix(h, static_cast<uint64_t>(length));
-  }
-  return h;
+  std::vector<schedule::Step> splits;
+  for (const schedule::Step& step : steps)
+    if (std::holds_alternative<schedule::SplitStep>(step)) splits.push_back(step);
+  return schedule::HashSteps(splits);
 }
 
 FamilyQuota::FamilyQuota(int want, double max_share)
@@ -50,7 +38,7 @@ int TakeRankedWithQuota(size_t count, int want, double max_family_share,
     const size_t end = std::min(count, next + missing + missing / 4 + 1);
     prepare(next, end);
     for (; next < end && taken < want; ++next) {
-      const uint64_t family = family_of(next);
+      const uint64_t family = quota.active() ? family_of(next) : 0;  // no quota: no hashing
       if (quota.Full(family)) {
         over_quota.push_back(next);
       } else if (take(next)) {

@@ -27,7 +27,7 @@
 namespace tuneforge::search {
 
 // The same value for programs with the same split steps (stage, loop and
-// lengths), whatever their other steps.
+// lengths), whatever their other steps: HashSteps of the split steps alone.
 uint64_t TileFamilyOf(const std::vector<schedule::Step>& steps);
 
 // How many of a batch's `want` picks one family may take: `max_share` of
@@ -39,6 +39,7 @@ class FamilyQuota {
   bool Full(uint64_t family) const;
   void Taken(uint64_t family) { ++taken_[family]; }
   int cap() const { return cap_; }
+  bool active() const { return cap_ > 0; }
 
  private:
   int cap_;  // 0: none
