@@ -128,29 +128,23 @@ void KeepDatabase(const std::filesystem::path& dir, const std::filesystem::path&
   }
 }
 
-// The tuning's best record timed again by `tuneforge measure --best`, the
-// way the peers are timed: right beside them, not during the tuning, with
-// their timing options (repeats of at least 200 ms, the median of 5), and
-// like them the best of six fresh processes (each peer is the best of three
-// before and three after; the machine is shared).
-std::optional<double> RemeasureBest(const TuningOptions& o, const std::filesystem::path& dir,
-                                    const std::string& spec) {
+// The tuning's best record timed once by `tuneforge measure --best` in a
+// fresh process, with the peers' timing options (repeats of at least 200 ms,
+// the median of 5).
+std::optional<double> RemeasureBestOnce(const TuningOptions& o, const std::filesystem::path& dir,
+                                        const std::string& spec) {
   std::string cmd = absl::StrCat("cd ", dir.string(), " && ", o.tuneforge_binary, " measure '", spec,
                                  "' --best --db curve.db --threads ", o.threads, " --repeat ", kPeerTiming.repeat,
                                  " --min-repeat-ms ", kPeerTiming.min_repeat_ms, " --json 2>/dev/null");
-  std::optional<double> best;
-  for (int i = 0; i < 2 * kPeerProcesses; ++i) {
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (!pipe) return best;
-    std::string out;
-    char buf[4096];
-    while (size_t n = std::fread(buf, 1, sizeof(buf), pipe)) out.append(buf, n);
-    pclose(pipe);
-    Json j = Json::parse(out, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.value("correct", false) || !j["gflops"].is_number()) continue;
-    if (!best || j["gflops"].get<double>() > *best) best = j["gflops"].get<double>();
-  }
-  return best;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return std::nullopt;
+  std::string out;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof(buf), pipe)) out.append(buf, n);
+  pclose(pipe);
+  Json j = Json::parse(out, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.value("correct", false) || !j["gflops"].is_number()) return std::nullopt;
+  return j["gflops"].get<double>();
 }
 
 // Where the tuning's wall time went (its JSON result and records).
@@ -224,6 +218,24 @@ std::optional<double> Max(std::optional<double> a, std::optional<double> b) {
   return std::max(*a, *b);
 }
 
+// The winner and the peers after a tuning, side by side: rounds of one
+// fresh process each (ours, then every peer), so that all see the same
+// minutes of this shared machine; each figure is its best over the rounds.
+struct SideBySide {
+  std::optional<double> ours, openblas, onednn;
+};
+
+SideBySide TimeSideBySide(const TuningOptions& o, const TuningWorkload& w, const std::filesystem::path& dir,
+                          double flops) {
+  SideBySide s;
+  for (int round = 0; round < 2 * kPeerProcesses; ++round) {
+    s.ours = Max(s.ours, RemeasureBestOnce(o, dir, w.spec));
+    s.openblas = Max(s.openblas, PeerGflopsOnce(o, w, "openblas", flops));
+    s.onednn = Max(s.onednn, PeerGflopsOnce(o, w, "onednn", flops));
+  }
+  return s;
+}
+
 std::optional<double> Ratio(std::optional<double> ours, std::optional<double> peer) {
   if (!ours || !peer || *peer <= 0) return std::nullopt;
   return *ours / *peer;
@@ -271,20 +283,21 @@ int RunTuningCurves(const TuningOptions& o) {
       std::vector<Point> curve = Tune(o, dir, w.spec, policy, &error);
       for (Point& p : curve) p.gflops *= scale;
       curves.emplace_back(policy, curve);
-      // The winner and the peers timed again side by side after the tuning;
-      // each peer's figure is the better of its timings before and after.
+      // The ratios compare the winner with the peers timed beside it, in
+      // the same minutes (before the tuning is only the header's figure).
       std::optional<TimeSplit> time_split = ReadTimeSplit(dir);
-      std::optional<double> remeasured = RemeasureBest(o, dir, w.spec);
+      SideBySide beside = TimeSideBySide(o, w, dir, flops);
+      std::optional<double> remeasured = beside.ours;
       if (remeasured) *remeasured *= scale;
       if (!o.keep_dbs.empty()) KeepDatabase(dir, o.keep_dbs, absl::StrCat(w.name, "-", policy, ".db"));
       std::filesystem::remove_all(dir);
-      openblas = Max(openblas, PeerGflops(o, w, "openblas", flops));
-      onednn = Max(onednn, PeerGflops(o, w, "onednn", flops));
       Json points = Json::array();
       for (const Point& p : curve) points.push_back({{"trials", p.trials}, {"best_gflops", p.gflops}, {"seconds", p.seconds}});
       row[policy] = {{"curve", points},
                      {"best_gflops", BestBy(curve, o.trials)},
                      {"remeasured_gflops", remeasured ? Json(*remeasured) : Json()},
+                     {"openblas_gflops_beside", beside.openblas ? Json(*beside.openblas) : Json()},
+                     {"onednn_gflops_beside", beside.onednn ? Json(*beside.onednn) : Json()},
                      {"seconds", curve.empty() ? 0.0 : curve.back().seconds},
                      {"error", error}};
       if (time_split)
@@ -307,10 +320,12 @@ int RunTuningCurves(const TuningOptions& o) {
         if (!curve.empty() && t <= curve.back().seconds * 1.5) std::printf("  @%-4ds %5.1f", t, BestAt(curve, t));
       const double secs = curve.empty() ? 0 : curve.back().seconds;
       std::printf("  (done in %.0f s)\n", secs);
-      std::printf("  %-7s best %.1f GFLOPS in the tuning, re-measured beside the peers %s:"
-                  " x OpenBLAS %s, x oneDNN %s\n",
-                  "", BestBy(curve, o.trials), Cell(remeasured).c_str(),
-                  Cell(Ratio(remeasured, openblas), "%.2f").c_str(), Cell(Ratio(remeasured, onednn), "%.2f").c_str());
+      std::printf("  %-7s best %.1f GFLOPS in the tuning, re-measured %s beside OpenBLAS %s and oneDNN %s"
+                  " (best of %d interleaved fresh processes each): x OpenBLAS %s, x oneDNN %s\n",
+                  "", BestBy(curve, o.trials), Cell(remeasured).c_str(), Cell(beside.openblas).c_str(),
+                  Cell(beside.onednn).c_str(), 2 * kPeerProcesses,
+                  Cell(Ratio(remeasured, beside.openblas), "%.2f").c_str(),
+                  Cell(Ratio(remeasured, beside.onednn), "%.2f").c_str());
       if (time_split) std::printf("  %-7s %s\n", "", TimeSplitLine(*time_split).c_str());
       if (!error.empty()) std::printf("    error: %s\n", error.c_str());
       std::fflush(stdout);
@@ -337,11 +352,8 @@ int RunTuningCurves(const TuningOptions& o) {
       }
       row["reach"] = {{"baseline", base->first}, {"trials", at}, {"best_gflops", target}, {"policies", reach}};
     }
-    if (openblas) row["openblas_gflops"] = *openblas;
-    if (onednn) row["onednn_gflops"] = *onednn;
-    if (!o.json)
-      std::printf("  peers, best of before and after: OpenBLAS %s GFLOPS, oneDNN %s GFLOPS\n",
-                  Cell(openblas).c_str(), Cell(onednn).c_str());
+    if (openblas) row["openblas_gflops_before"] = *openblas;
+    if (onednn) row["onednn_gflops_before"] = *onednn;
     out.push_back(row);
   }
   if (o.json) std::cout << out.dump(2) << "\n";
