@@ -33,7 +33,8 @@ BuilderProcess::BuilderProcess(ChildConfig config)
         return std::move(config);
       }()) {}
 
-BuiltKernel BuilderProcess::Build(const runner::BuildRequest& request, double timeout_s) {
+BuiltKernel BuilderProcess::Build(const runner::BuildRequest& request, double timeout_s,
+                                  const char* limit_name) {
   auto start = std::chrono::steady_clock::now();
   Message message;
   *message.mutable_build_request() = request;
@@ -60,8 +61,8 @@ BuiltKernel BuilderProcess::Build(const runner::BuildRequest& request, double ti
       if (absl::IsDeadlineExceeded(reply.status())) {
         child_.Kill();
         return BuiltKernel::Failed(MeasureErrorKind::kCompileError,
-                      absl::StrCat("compiling did not finish within ", timeout_s,
-                                   " s (build timeout); the builder process was killed"));
+                      absl::StrCat("compiling did not finish within ", timeout_s, " s (", limit_name,
+                                   "); the builder process was killed"));
       }
       if (absl::IsUnavailable(reply.status())) {
         int status = child_.Stop();
@@ -85,15 +86,21 @@ BuilderPool::BuilderPool(ChildConfig config, int jobs, double timeout_s)
 }
 
 std::vector<BuiltKernel> BuilderPool::Build(const std::vector<runner::BuildRequest>& requests,
-                                            const std::function<bool()>& stop) {
+                                            const std::function<bool()>& stop,
+                                            const std::vector<double>& deadlines_s) {
   std::lock_guard<std::mutex> lock(mu_);
   const int n = static_cast<int>(requests.size());
   std::vector<BuiltKernel> out(n);
   std::atomic<int> next{0};
+  auto build = [&](BuilderProcess& builder, int i) {
+    const double own = i < static_cast<int>(deadlines_s.size()) ? deadlines_s[i] : 0;
+    if (own > 0 && own < timeout_s_) return builder.Build(requests[i], own, "the task's build deadline");
+    return builder.Build(requests[i], timeout_s_);
+  };
   auto work = [&](BuilderProcess& builder) {
     for (int i; (i = next.fetch_add(1)) < n;)
       out[i] = stop() ? BuiltKernel::Failed(MeasureErrorKind::kRunnerError, "skipped: the worker is stopping")
-                      : builder.Build(requests[i], timeout_s_);
+                      : build(builder, i);
   };
   const int threads = std::min(n, static_cast<int>(slots_.size()));
   std::vector<std::thread> helpers;

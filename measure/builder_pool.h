@@ -28,8 +28,10 @@ class BuilderProcess {
   explicit BuilderProcess(ChildConfig config);
 
   // build_ms is the wall time seen here. Never fails as a call: a child that
-  // cannot start, dies or overruns `timeout_s` is the kernel's error.
-  BuiltKernel Build(const runner::BuildRequest& request, double timeout_s);
+  // cannot start, dies or overruns `timeout_s` is the kernel's error, whose
+  // message names the limit as `limit_name`.
+  BuiltKernel Build(const runner::BuildRequest& request, double timeout_s,
+                    const char* limit_name = "build timeout");
 
   int starts() const { return child_.starts(); }
   pid_t pid() const { return child_.pid(); }
@@ -45,9 +47,12 @@ class BuilderPool {
 
   // One kernel per request, in order, built on up to `jobs` children at
   // once; once `stop()` is true the remaining ones are skipped (runner_error
-  // "skipped"). One caller at a time.
+  // "skipped"). A request may have a shorter deadline of its own,
+  // `deadlines_s[i]` > 0 (a job's limit for a candidate); the pool's
+  // timeout holds for the others. One caller at a time.
   std::vector<BuiltKernel> Build(const std::vector<runner::BuildRequest>& requests,
-                                 const std::function<bool()>& stop = [] { return false; });
+                                 const std::function<bool()>& stop = [] { return false; },
+                                 const std::vector<double>& deadlines_s = {});
 
   double timeout_s() const { return timeout_s_; }
   int starts() const;  // children started so far, all slots

@@ -10,6 +10,7 @@
 
 #include "absl/time/time.h"
 #include "common/te/workload.h"
+#include "server/core/build_deadline.h"
 #include "server/domain/job.h"
 #include "search/search_policy.h"
 #include "search/task_scheduler/task_scheduler.h"
@@ -26,6 +27,8 @@ struct JobRuntime {
   int64_t next_seq = 0;   // task id counter
   // Per workload, what the task scheduler picks the next share by.
   std::vector<search::TaskState> tasks;
+  // Per workload, its candidates' compile times: their build deadline.
+  std::vector<CompileTimes> compile_times;
   std::unique_ptr<search::TaskScheduler> scheduler;
   int round = 0;
   std::set<std::string> retime_issued;  // task ids of records sent for re-timing

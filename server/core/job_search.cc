@@ -122,6 +122,7 @@ std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
       TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
       row.task.retime_of = r.task_id;  // not a trial: it explores nothing
       row.task.behind = {};  // a leader: timed in full
+      row.task.build_deadline_s = 0;  // and built whatever it takes
       rt->retime_issued.insert(r.task_id);
       tasks.push_back(std::move(row));
     }
@@ -162,6 +163,7 @@ TaskRow JobSearch::MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> s
   // Behind the workload's best so far: one checked run, one probe pass or
   // one full repeat ranks it.
   t.behind = measure::BehindBestOf(rt->tasks[w].best_seconds);
+  if (static_cast<size_t>(w) < rt->compile_times.size()) t.build_deadline_s = rt->compile_times[w].DeadlineSeconds();
   return row;
 }
 

@@ -37,6 +37,7 @@ std::vector<RemoteBuildResult> BuildForDevice(const DeviceInfo& device, Workload
   // Every candidate, then one reference per workload: one pass over the
   // builder processes.
   std::vector<measure::BuildRequest> requests;
+  std::vector<double> deadlines_s;  // the candidates' own; references: the pool's timeout
   std::vector<int> request_of(tasks.size(), -1);
   absl::flat_hash_map<std::string, int> reference_request;
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -48,6 +49,7 @@ std::vector<RemoteBuildResult> BuildForDevice(const DeviceInfo& device, Workload
     const std::string& key = tasks[i]->workload_key;
     request_of[i] = static_cast<int>(requests.size());
     requests.push_back(request(*tasks[i], tasks[i]->schedule.steps));
+    deadlines_s.push_back(tasks[i]->build_deadline_s);
     reference_request.try_emplace(key, -1);  // numbered below, after the candidates
   }
   std::vector<std::string> reference_keys;
@@ -58,7 +60,7 @@ std::vector<RemoteBuildResult> BuildForDevice(const DeviceInfo& device, Workload
     reference_request[key] = static_cast<int>(requests.size());
     requests.push_back(request(*tasks[i], {}));
   }
-  std::vector<measure::BuiltKernel> built = builders.Build(requests);
+  std::vector<measure::BuiltKernel> built = builders.Build(requests, [] { return false; }, deadlines_s);
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (request_of[i] < 0) continue;
     const measure::BuiltKernel& k = built[request_of[i]];

@@ -28,6 +28,9 @@ struct MeasureTask {
   // How far behind the job's best the worker times the candidate less
   // (0s: in full); measure/behind_best.h.
   measure::BehindBest behind;
+  // Seconds its build may take (0: the worker's build timeout);
+  // server/core/build_deadline.h.
+  double build_deadline_s = 0;
 };
 
 // A task with the keys the dispatcher and the store find it by.

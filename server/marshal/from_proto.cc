@@ -104,6 +104,7 @@ absl::StatusOr<MeasureTask> FromProto(const v1::MeasureTask& task) {
   t.behind = {.slow_above_s = task.slow_above_seconds(),
               .probe_above_s = task.probe_above_seconds(),
               .contend_above_s = task.contend_above_seconds()};
+  t.build_deadline_s = task.build_deadline_seconds();
   return t;
 }
 

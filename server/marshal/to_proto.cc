@@ -124,6 +124,7 @@ v1::MeasureTask ToProto(const MeasureTask& task) {
   p.set_slow_above_seconds(task.behind.slow_above_s);
   p.set_probe_above_seconds(task.behind.probe_above_s);
   p.set_contend_above_seconds(task.behind.contend_above_s);
+  p.set_build_deadline_seconds(task.build_deadline_s);
   return p;
 }
 

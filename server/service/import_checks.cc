@@ -11,7 +11,8 @@
 namespace tuneforge::server {
 namespace {
 
-absl::Status FieldError(const char* field, const std::string& problem) {
+// Named apart from field_checks.h's FieldError: a unity batch may hold both.
+absl::Status RecordFieldError(const char* field, const std::string& problem) {
   return absl::InvalidArgumentError(absl::StrCat("field '", field, "' ", problem));
 }
 
@@ -22,17 +23,17 @@ bool IsDefinitionLabel(const std::string& workload) { return absl::StartsWith(wo
 // A correct record's time and GFLOPS against its workload's FLOP count.
 absl::Status CheckFigures(double flops, double median_seconds, double gflops) {
   if (!std::isfinite(median_seconds) || median_seconds < kMinPlausibleSeconds)
-    return FieldError("median_seconds", absl::StrCat("is ", median_seconds, " s; a measured kernel takes at least ",
+    return RecordFieldError("median_seconds", absl::StrCat("is ", median_seconds, " s; a measured kernel takes at least ",
                                                      kMinPlausibleSeconds, " s"));
   if (!std::isfinite(gflops) || gflops < 0)
-    return FieldError("gflops", absl::StrCat("must be a finite number >= 0; got ", gflops));
+    return RecordFieldError("gflops", absl::StrCat("must be a finite number >= 0; got ", gflops));
   const double expected = flops / median_seconds / 1e9;
   if (std::abs(gflops - expected) > kGflopsTolerance * expected)
-    return FieldError("gflops", absl::StrCat("is ", gflops, ", but the workload's ", flops, " FLOPs in ",
+    return RecordFieldError("gflops", absl::StrCat("is ", gflops, ", but the workload's ", flops, " FLOPs in ",
                                              median_seconds, " s are ", expected,
                                              " GFLOPS; the record's figures disagree"));
   if (expected > kMaxPlausibleGflops)
-    return FieldError("median_seconds",
+    return RecordFieldError("median_seconds",
                       absl::StrCat("is ", median_seconds, " s, which makes ", expected,
                                    " GFLOPS for the workload's ", flops, " FLOPs, more than any device (at most ",
                                    kMaxPlausibleGflops, " GFLOPS are believed)"));
@@ -46,7 +47,7 @@ absl::StatusOr<const te::Workload*> ImportChecker::Workload(const std::string& s
   if (it != workloads_.end()) return &it->second;
   absl::StatusOr<te::Workload> parsed = te::ParseWorkload(spec);
   if (!parsed.ok())
-    return FieldError(field, absl::StrCat("is not a workload this tuneforge knows: ", parsed.status().message()));
+    return RecordFieldError(field, absl::StrCat("is not a workload this tuneforge knows: ", parsed.status().message()));
   return &workloads_.emplace(spec, *std::move(parsed)).first->second;
 }
 
@@ -74,7 +75,7 @@ absl::Status ImportChecker::Check(const Record& record) {
     if (!parsed.ok()) return parsed.status();
     w = *parsed;
     if (w->dag->workload_key() != key)
-      return FieldError("workload_key", absl::StrCat("is ", key, ", but the record's workload '", workload,
+      return RecordFieldError("workload_key", absl::StrCat("is ", key, ", but the record's workload '", workload,
                                                      "' has the key ", w->dag->workload_key()));
   }
   if (!record.ok()) return absl::OkStatus();
@@ -82,31 +83,31 @@ absl::Status ImportChecker::Check(const Record& record) {
   // A correct record can win `best`: its schedule must be one this build
   // replays on the workload it claims.
   absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(record.schedule_json);
-  if (!s.ok()) return FieldError("schedule_json", absl::StrCat("is not a schedule: ", s.status().message()));
+  if (!s.ok()) return RecordFieldError("schedule_json", absl::StrCat("is not a schedule: ", s.status().message()));
   if (!s->workload_key.empty() && s->workload_key != key)
-    return FieldError("schedule_json", absl::StrCat("is a schedule of the workload key ", s->workload_key,
+    return RecordFieldError("schedule_json", absl::StrCat("is a schedule of the workload key ", s->workload_key,
                                                     ", not of the record's ", key));
   if (!s->workload.empty() && !IsDefinitionLabel(s->workload) && record.definition.empty()) {
     absl::StatusOr<const te::Workload*> named = Workload(s->workload, "schedule_json");
     if (!named.ok()) return named.status();
     if ((*named)->dag->workload_key() != key)
-      return FieldError("schedule_json", absl::StrCat("is a schedule of '", s->workload, "', not of the record's "
+      return RecordFieldError("schedule_json", absl::StrCat("is a schedule of '", s->workload, "', not of the record's "
                                                       "workload (key ", key, ")"));
     if (w == nullptr) w = *named;
   }
   if (s->workload.empty() && s->workload_key.empty())
-    return FieldError("schedule_json", "names no workload; a schedule is {\"workload\": ..., \"steps\": [...]}");
+    return RecordFieldError("schedule_json", "names no workload; a schedule is {\"workload\": ..., \"steps\": [...]}");
   if (w == nullptr && workload.empty())
-    return FieldError("workload", "is missing, and the schedule names no workload spec either; a correct record "
+    return RecordFieldError("workload", "is missing, and the schedule names no workload spec either; a correct record "
                                   "names its workload (\"matmul:M=...\")");
   if (w == nullptr)
-    return FieldError("workload", absl::StrCat("is '", workload, "', a compute definition, but the record has no "
+    return RecordFieldError("workload", absl::StrCat("is '", workload, "', a compute definition, but the record has no "
                                                "'definition' (its text), so its schedule cannot be checked; "
                                                "export it again with this tuneforge, which adds the text, or "
                                                "tune it here with --def FILE"));
   absl::StatusOr<schedule::State> replayed = schedule::State::Replay(w->dag, s->steps);
   if (!replayed.ok())
-    return FieldError("schedule_json", absl::StrCat("does not replay on ", w->spec, ": ",
+    return RecordFieldError("schedule_json", absl::StrCat("does not replay on ", w->spec, ": ",
                                                     replayed.status().message()));
   return CheckFigures(w->dag->flops(), record.median_seconds, record.gflops);
 }

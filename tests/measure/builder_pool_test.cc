@@ -91,6 +91,22 @@ TEST(BuilderPoolTest, ACompilePastTheDeadlineCostsOnlyItsCandidate) {
   EXPECT_GT(slow.build_ms, 200);
 }
 
+TEST(BuilderPoolTest, ARequestsOwnDeadlineShortensThePoolsTimeoutButNeverLengthensIt) {
+  BuilderPool pool(Config(), 1, 60);
+  std::vector<BuiltKernel> built = pool.Build(
+      {Request(kSpec, Vectorized()), Request(kSlowSpec, SlowToCompile()), Request(kSpec, {})},
+      [] { return false; }, {0, 0.2, 30});
+  ASSERT_TRUE(built[0].ok()) << built[0].error;
+  EXPECT_EQ(built[1].error_kind, MeasureErrorKind::kCompileError);
+  EXPECT_THAT(built[1].error, HasSubstr("did not finish within 0.2 s (the task's build deadline)"));
+  EXPECT_TRUE(built[2].ok()) << built[2].error;
+  // A deadline past the pool's timeout: the timeout holds.
+  BuilderPool strict(Config(), 1, 0.2);
+  BuiltKernel k = strict.Build({Request(kSlowSpec, SlowToCompile())}, [] { return false; }, {600})[0];
+  EXPECT_EQ(k.error_kind, MeasureErrorKind::kCompileError);
+  EXPECT_THAT(k.error, HasSubstr("did not finish within 0.2 s (build timeout)"));
+}
+
 TEST(BuilderPoolTest, ABuilderKilledMidCompileIsThatCandidatesCompileError) {
   BuilderProcess builder(Config());
   ASSERT_TRUE(builder.Build(Request(kSpec, {}), 60).ok());  // started and warm

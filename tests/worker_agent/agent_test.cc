@@ -225,6 +225,35 @@ TEST(AgentTest, ACompilePastTheBuildTimeoutCostsOnlyItsTask) {
   EXPECT_EQ(run.agent().counters().registrations, 1);
 }
 
+TEST(AgentTest, ATasksOwnBuildDeadlineKillsItsBuildAndNoOther) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  const std::string slow = "matmul:M=8,N=1024,K=1000";
+  std::vector<schedule::Step> slow_steps = {
+      schedule::AnnotationStep{2, 0, schedule::IterAnnotation::kUnroll},
+      schedule::AnnotationStep{2, 1, schedule::IterAnnotation::kVectorize},
+      schedule::AnnotationStep{2, 2, schedule::IterAnnotation::kUnroll}};
+  // The job's deadline (server/core/build_deadline.h) on the slow one only;
+  // the worker's own timeout (60 s) would let it build.
+  v1::MeasureTask limited = MakeTask("t-deadline", slow, slow_steps);
+  limited.set_build_deadline_seconds(0.2);
+  v1::MeasureTask same_unlimited = MakeTask("t-no-deadline", slow, slow_steps);
+  v1::MeasureTask fine = MakeTask("t-fine", kAgentMatmul, TiledMatmulSteps(kAgentMatmul));
+  fine.set_build_deadline_seconds(30);
+  server->AddTasks({limited, fine, same_unlimited});
+  WorkerOptions options = AgentOptions(server->address(), server->token());
+  options.build_jobs = 1;
+  RunningAgent run(options);
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 3); },
+                                absl::Seconds(180)));
+  ServerState s = server->Snapshot();
+  const v1::MeasureResult& failed = s.results["t-deadline"];
+  EXPECT_EQ(failed.error_kind(), v1::MEASURE_ERROR_KIND_COMPILE_ERROR) << failed.error();
+  EXPECT_THAT(failed.error(), HasSubstr("did not finish within 0.2 s (the task's build deadline)"));
+  ExpectMeasuredFine(s.results["t-fine"], 2);
+  EXPECT_EQ(s.results["t-no-deadline"].error_kind(), v1::MEASURE_ERROR_KIND_NONE) << s.results["t-no-deadline"].error();
+}
+
 TEST(AgentTest, ServerRestartMeansReconnectReRegisterAndOneAcknowledgedReport) {
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);

@@ -33,6 +33,7 @@ struct TaskExecutor::Prepared {
   measure::WorkloadSource source;  // as the task gave it, for the builder processes
   std::shared_ptr<const te::Workload> workload;
   std::vector<schedule::Step> steps;
+  double build_deadline_s = 0;  // the task's (0: the worker's build timeout)
   std::optional<v1::MeasureResult> settled;  // failed before anything was timed
   std::shared_ptr<const measure::BuiltKernel> reference;
   measure::BuiltKernel candidate;
@@ -126,6 +127,7 @@ void TaskExecutor::Prepare(const v1::MeasureTask& task, Prepared& out) {
     return;
   }
   out.steps = std::move(schedule->steps);
+  out.build_deadline_s = task.build_deadline_seconds();
 }
 
 void TaskExecutor::TakeShippedKernels(const v1::MeasureTask& task, Prepared& out) {
@@ -165,10 +167,13 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
     requests.push_back(measure::MakeBuildRequest(prepared[i].source, key, {}, host_));
   }
   const int num_references = static_cast<int>(reference_keys.size());
-  for (size_t i : candidates)
+  std::vector<double> deadlines_s(requests.size(), 0);  // references: the worker's timeout
+  for (size_t i : candidates) {
     requests.push_back(measure::MakeBuildRequest(prepared[i].source, prepared[i].workload->dag->workload_key(),
                                                  prepared[i].steps, host_));
-  std::vector<measure::BuiltKernel> built = builders_->Build(requests, stop);
+    deadlines_s.push_back(prepared[i].build_deadline_s);
+  }
+  std::vector<measure::BuiltKernel> built = builders_->Build(requests, stop, deadlines_s);
   for (int j = 0; j < num_references; ++j) {
     const std::string& key = reference_keys[j];
     auto kernel = std::make_shared<const measure::BuiltKernel>(std::move(built[j]));

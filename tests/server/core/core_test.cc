@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "server/core/build_deadline.h"
 #include "server/core/dispatcher.h"
 #include "server/core/job_manager.h"
 #include "server/record_store/record_store.h"
@@ -388,6 +389,34 @@ TEST_F(CoreTest, ReTimesTheFastestAndCrownsOnlyAProgramTimedTwice) {
   EXPECT_EQ(best->timings, 2);  // the winner was timed twice
   EXPECT_DOUBLE_EQ(done->best_seconds, best->median_seconds);
   EXPECT_EQ(done->best_schedule_json, best->schedule_json);
+}
+
+TEST_F(CoreTest, TasksCarryABuildDeadlineOnceTheWorkloadsCompileTimesAreKnown) {
+  auto job = jobs_->Submit(Spec(kMinCompilesForDeadline + 24, 8));
+  ASSERT_TRUE(job.ok()) << job.status();
+  std::string worker = RegisterWorker();
+  int reported = 0;
+  std::vector<double> deadlines;  // each trial's, in the order leased
+  for (int i = 0; i < 200 && Unfinished(jobs_->Get(job->id)->state); ++i) {
+    auto lease = dispatcher_->Lease(worker, 8, 500);
+    if (!lease.ok() || lease->tasks.empty()) continue;
+    WorkerReport req{worker, lease->lease_id, {}};
+    for (const MeasureTask& t : lease->tasks) {
+      deadlines.push_back(t.build_deadline_s);
+      measure::MeasureResult r = Measured(1e-3);
+      r.compile_ms = 300;
+      req.results.push_back({t.task_id, r});
+    }
+    auto accepted = dispatcher_->Report(req);
+    ASSERT_TRUE(accepted.ok()) << accepted.status();
+    reported += accepted->accepted;
+  }
+  ASSERT_EQ(reported, kMinCompilesForDeadline + 24);
+  // Rounds of 8: the first ones go out before 32 compiles are known.
+  EXPECT_EQ(deadlines.front(), 0);
+  EXPECT_EQ(deadlines[kMinCompilesForDeadline - 1], 0);
+  // Once they are: 10 x the median (0.3 s) = 3 s.
+  EXPECT_DOUBLE_EQ(deadlines.back(), kBuildDeadlineFactor * 0.3);
 }
 
 TEST_F(CoreTest, RetimeTopOutOfRangeIsRefused) {

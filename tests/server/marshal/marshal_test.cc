@@ -96,6 +96,7 @@ TEST(MarshalTest, ATaskCarriesItsScheduleAndBuiltKernels) {
   task.candidate = codegen::CompiledObject{"cand", "\x7f" "ELF...", "aarch64-unknown-linux-gnu"};
   task.retime_of = "job-1-t1";
   task.behind = {.slow_above_s = 3e-3, .probe_above_s = 1.1e-3, .contend_above_s = 1.03e-3};
+  task.build_deadline_s = 2.5;
   const v1::MeasureTask proto = ToProto(task);
   EXPECT_TRUE(proto.has_candidate());
   EXPECT_FALSE(proto.has_reference());
@@ -109,6 +110,7 @@ TEST(MarshalTest, ATaskCarriesItsScheduleAndBuiltKernels) {
   EXPECT_EQ(back->behind.slow_above_s, 3e-3);
   EXPECT_EQ(back->behind.probe_above_s, 1.1e-3);
   EXPECT_EQ(back->behind.contend_above_s, 1.03e-3);
+  EXPECT_EQ(back->build_deadline_s, 2.5);
 
   v1::MeasureTask broken = proto;
   broken.mutable_schedule()->mutable_steps(0)->clear_kind();
