@@ -86,7 +86,6 @@ void AccountResult(JobRuntime* rt, const MeasuredResult& result) {
     SetBest(rt, r);
   for (size_t i = 0; i < rt->workloads.size(); ++i) {
     if (rt->workloads[i].dag->workload_key() != r.workload_key) continue;
-    if (rt->compile_times.size() < rt->workloads.size()) rt->compile_times.resize(rt->workloads.size());
     if (r.ok()) rt->compile_times[i].Add(r.compile_ms);
     absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json);
     if (s.ok()) rt->feedback[i].push_back({s->steps, r.ok(), r.median_seconds, r.repeat_seconds});

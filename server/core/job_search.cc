@@ -52,6 +52,7 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
   rt->policies.clear();
   rt->feedback.assign(rt->workloads.size(), {});
   rt->tasks.assign(rt->workloads.size(), {});
+  rt->compile_times.assign(rt->workloads.size(), {});
   rt->job.tasks.resize(rt->workloads.size());
   for (size_t i = 0; i < rt->workloads.size(); ++i) {
     rt->tasks[i].flops = rt->workloads[i].dag->flops();
@@ -163,7 +164,7 @@ TaskRow JobSearch::MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> s
   // Behind the workload's best so far: one checked run, one probe pass or
   // one full repeat ranks it.
   t.behind = measure::BehindBestOf(rt->tasks[w].best_seconds);
-  if (static_cast<size_t>(w) < rt->compile_times.size()) t.build_deadline_s = rt->compile_times[w].DeadlineSeconds();
+  t.build_deadline_s = rt->compile_times[w].DeadlineSeconds();
   return row;
 }
 

@@ -200,16 +200,18 @@ TEST(AgentTest, ATaskFarBehindTheWorkersBestIsTimedLess) {
   ExpectMeasuredFine(s.results["t-retime"], 2);
 }
 
+// i and k unrolled around a 1024-lane vector: over a second of LLVM time.
+v1::MeasureTask SlowToCompileTask(const std::string& id) {
+  return MakeTask(id, "matmul:M=8,N=1024,K=1000",
+                  {schedule::AnnotationStep{2, 0, schedule::IterAnnotation::kUnroll},
+                   schedule::AnnotationStep{2, 1, schedule::IterAnnotation::kVectorize},
+                   schedule::AnnotationStep{2, 2, schedule::IterAnnotation::kUnroll}});
+}
+
 TEST(AgentTest, ACompilePastTheBuildTimeoutCostsOnlyItsTask) {
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);
-  // i and k unrolled around a 1024-lane vector: over a second of LLVM time.
-  const std::string slow = "matmul:M=8,N=1024,K=1000";
-  std::vector<schedule::Step> slow_steps = {
-      schedule::AnnotationStep{2, 0, schedule::IterAnnotation::kUnroll},
-      schedule::AnnotationStep{2, 1, schedule::IterAnnotation::kVectorize},
-      schedule::AnnotationStep{2, 2, schedule::IterAnnotation::kUnroll}};
-  server->AddTasks({MakeTask("t-slow-build", slow, slow_steps),
+  server->AddTasks({SlowToCompileTask("t-slow-build"),
                     MakeTask("t-fine", kAgentMatmul, TiledMatmulSteps(kAgentMatmul))});
   WorkerOptions options = AgentOptions(server->address(), server->token());
   options.build_timeout_s = 0.2;
@@ -228,16 +230,11 @@ TEST(AgentTest, ACompilePastTheBuildTimeoutCostsOnlyItsTask) {
 TEST(AgentTest, ATasksOwnBuildDeadlineKillsItsBuildAndNoOther) {
   auto server = TestWorkersServer::Start();
   ASSERT_NE(server, nullptr);
-  const std::string slow = "matmul:M=8,N=1024,K=1000";
-  std::vector<schedule::Step> slow_steps = {
-      schedule::AnnotationStep{2, 0, schedule::IterAnnotation::kUnroll},
-      schedule::AnnotationStep{2, 1, schedule::IterAnnotation::kVectorize},
-      schedule::AnnotationStep{2, 2, schedule::IterAnnotation::kUnroll}};
   // The job's deadline (server/core/build_deadline.h) on the slow one only;
   // the worker's own timeout (60 s) would let it build.
-  v1::MeasureTask limited = MakeTask("t-deadline", slow, slow_steps);
+  v1::MeasureTask limited = SlowToCompileTask("t-deadline");
   limited.set_build_deadline_seconds(0.2);
-  v1::MeasureTask same_unlimited = MakeTask("t-no-deadline", slow, slow_steps);
+  v1::MeasureTask same_unlimited = SlowToCompileTask("t-no-deadline");
   v1::MeasureTask fine = MakeTask("t-fine", kAgentMatmul, TiledMatmulSteps(kAgentMatmul));
   fine.set_build_deadline_seconds(30);
   server->AddTasks({limited, fine, same_unlimited});
