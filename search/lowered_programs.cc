@@ -15,8 +15,20 @@ constexpr uint64_t kUnloweredSalt = 0x5bd1e9955bd1e995ULL;
 
 }  // namespace
 
+lower::LowerOptions ProgramIdentityOptions(bool gpu) {
+  lower::LowerOptions options = lower::LowerOptions::ForTarget(gpu);
+  // The builder's code is the nest lowered this far, run through passes
+  // that read nothing else (vectorize, unroll, simplify, partition, drop
+  // padded taps: pipeline.cc). The full lowering of a conv candidate cost 20
+  // times as much, unrolled copies and all, and was a third of a round's
+  // search.
+  options.vectorize = false;
+  options.unroll = false;
+  return options;
+}
+
 uint64_t LoweredCodeHash(const schedule::State& state, bool gpu) {
-  absl::StatusOr<lower::LoweredFunc> func = lower::Lower(state, lower::LowerOptions::ForTarget(gpu));
+  absl::StatusOr<lower::LoweredFunc> func = lower::Lower(state, ProgramIdentityOptions(gpu));
   if (!func.ok()) return state.Hash() ^ kUnloweredSalt;
   return absl::HashOf(lower::ToString(*func));
 }

@@ -11,8 +11,11 @@
 //   LoweredPrograms programs(hw.gpu);
 //   if (programs.Add(state)) propose(state);  // else: that code was proposed
 //
-// Identity is the lowered function's text (what code generation compiles)
-// with the lowering options of the target's builder. Not thread-safe.
+// Identity is the text of the function lowered with the target builder's
+// options up to, not including, vectorizing and unrolling: the code the
+// builder compiles follows from that text alone (the passes after it read
+// nothing else), and it costs a twentieth of the full lowering of a conv
+// candidate. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "common/lower/lower.h"
 #include "common/schedule/state.h"
 #include "common/te/compute_dag.h"
 
@@ -54,8 +58,12 @@ class LoweredPrograms {
   int64_t copies_ = 0;
 };
 
-// The hash Add compares: of the program's lowered text for a CPU or GPU
-// build; the step hash (State::Hash) when it does not lower.
+// The lowering options of that identity: the builder's for a CPU or GPU
+// target, without vectorizing and unrolling.
+lower::LowerOptions ProgramIdentityOptions(bool gpu);
+
+// The hash Add compares: of the program's text lowered with
+// ProgramIdentityOptions; the step hash (State::Hash) when it does not lower.
 uint64_t LoweredCodeHash(const schedule::State& state, bool gpu);
 
 }  // namespace tuneforge::search

@@ -40,8 +40,8 @@ struct LowerOptions {
     o.hoist_constants = false;
     return o;
   }
-  // What a build for a GPU or a CPU lowers with (the builder's choice, which
-  // the search's duplicate check must share).
+  // What a build for a GPU or a CPU lowers with (the builder's choice; the
+  // search's duplicate check lowers with it up to vectorizing and unrolling).
   static LowerOptions ForTarget(bool gpu) { return gpu ? Gpu() : LowerOptions{}; }
 };
 

@@ -2,9 +2,16 @@
 // each program once, whatever steps reach it.
 #include <gtest/gtest.h>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "common/lower/lower.h"
+#include "common/lower/printer.h"
 #include "common/schedule/state.h"
+#include "search/annotation/annotation.h"
 #include "search/lowered_programs.h"
+#include "search/mutations/mutations.h"
+#include "search/sketch_generation.h"
 #include "search/random_search.h"
 #include "search/sketch_policy.h"
 #include "tests/search/policy/policy_fixtures.h"
@@ -21,6 +28,49 @@ schedule::State Build(const te::Workload& w, const std::vector<schedule::Step>& 
   absl::StatusOr<schedule::State> s = schedule::State::Replay(w.dag, steps);
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? *s : schedule::State(w.dag);
+}
+
+// The referee: a hash of the code the CPU builder compiles (the whole
+// lowering), which the check's cheaper identity stands for.
+uint64_t BuiltCodeHash(const schedule::State& s) {
+  absl::StatusOr<lower::LoweredFunc> func = lower::Lower(s, lower::LowerOptions::ForTarget(false));
+  EXPECT_TRUE(func.ok()) << func.status();
+  return func.ok() ? absl::HashOf(lower::ToString(*func)) : 0;
+}
+
+// The check lowers only up to vectorizing and unrolling. Programs it takes
+// for one must compile to one code: sampled programs of a padded conv and a
+// matmul with a packed B, and their mutants (other pragmas, compute-at
+// locations, parallel fuses and tiles), many of which are copies.
+TEST(LoweredProgramsTest, ProgramsTheCheckTakesForOneCompileToOneCode) {
+  int copies = 0;
+  for (const char* spec : {"conv2d+bias+relu:N=1,C=8,H=7,W=7,K=16,R=3,S=3,pad=1", "matmul:M=8,N=256,K=12"}) {
+    te::Workload w = MustParse(spec);
+    HardwareParams hw = OneCore();
+    absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, hw);
+    ASSERT_TRUE(sketches.ok()) << sketches.status();
+    Rng rng(11);
+    absl::flat_hash_map<uint64_t, uint64_t> code_of_identity;
+    absl::flat_hash_set<uint64_t> steps_seen;
+    for (int k = 0; k < 24; ++k) {
+      absl::StatusOr<schedule::State> parent = SampleInitState((*sketches)[k % sketches->size()].state, hw, rng);
+      if (!parent.ok()) continue;
+      std::vector<schedule::State> family = {*parent};
+      for (int m = 0; m < 8; ++m) {
+        absl::StatusOr<schedule::State> child = Mutate(static_cast<MutationKind>(m % kNumMutationKinds), *parent, hw, rng);
+        if (child.ok()) family.push_back(*std::move(child));
+      }
+      for (const schedule::State& s : family) {
+        if (!steps_seen.insert(s.Hash()).second) continue;  // the same steps: no test of the identity
+        const uint64_t code = BuiltCodeHash(s);
+        auto [it, fresh] = code_of_identity.emplace(LoweredCodeHash(s, false), code);
+        if (fresh) continue;
+        ++copies;
+        EXPECT_EQ(it->second, code) << spec << ": two programs the check takes for one compile to different code";
+      }
+    }
+  }
+  EXPECT_GT(copies, 10) << "few copies met: the test no longer exercises the identity";
 }
 
 // C's nest is i (16), j (16), k (16): an auto-unroll pragma of 16 and one of
@@ -85,7 +135,7 @@ TEST(LoweredProgramsTest, SketchPolicyNeverProposesCodeItProposedBefore) {
     std::vector<MeasuredCandidate> results;
     for (const auto& steps : batch) {
       schedule::State s = Build(w, steps);
-      EXPECT_TRUE(code.insert(LoweredCodeHash(s, false)).second) << "round " << round << ": code proposed twice";
+      EXPECT_TRUE(code.insert(BuiltCodeHash(s)).second) << "round " << round << ": code proposed twice";
       ++proposed;
       // A made-up speed the model can learn: fewer steps, faster.
       results.push_back({steps, true, 1e-3 * static_cast<double>(steps.size())});
@@ -102,7 +152,7 @@ TEST(LoweredProgramsTest, RandomSearchNeverProposesCodeItProposedBefore) {
   absl::flat_hash_set<uint64_t> code;
   for (int round = 0; round < 4; ++round)
     for (const auto& steps : policy->Propose(16))
-      EXPECT_TRUE(code.insert(LoweredCodeHash(Build(w, steps), false)).second) << "round " << round;
+      EXPECT_TRUE(code.insert(BuiltCodeHash(Build(w, steps))).second) << "round " << round;
 }
 
 }  // namespace
