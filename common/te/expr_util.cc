@@ -11,29 +11,17 @@
 
 namespace tuneforge::te {
 
-void ForEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
-  std::visit(Overloaded{
-                 [](const IntImm&) {}, [](const FloatImm&) {}, [](const VarRef&) {},
-                 [&](const Binary& n) { fn(n.a); fn(n.b); },
-                 [&](const Not& n) { fn(n.a); },
-                 [&](const Select& n) { fn(n.cond); fn(n.true_value); fn(n.false_value); },
-                 [&](const Cast& n) { fn(n.value); },
-                 [&](const Call& n) { for (const Expr& a : n.args) fn(a); },
-                 [&](const TensorRead& n) { for (const Expr& a : n.indices) fn(a); },
-                 [&](const Reduce& n) {
-                   fn(n.source);
-                   if (n.condition) fn(n.condition);
-                 },
-                 [&](const BufferLoad& n) { for (const Expr& a : n.indices) fn(a); },
-                 [&](const Ramp& n) { fn(n.base); },
-                 [&](const Broadcast& n) { fn(n.value); },
-             },
-             e->v);
-}
+void ForEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) { ForEachChildInline(e, fn); }
 
 void PostOrderVisit(const Expr& e, const std::function<void(const Expr&)>& fn) {
-  ForEachChild(e, [&](const Expr& c) { PostOrderVisit(c, fn); });
+  ForEachChildInline(e, [&](const Expr& c) { PostOrderVisit(c, fn); });
   fn(e);
+}
+
+int64_t CountNodes(const Expr& e) {
+  int64_t n = 1;
+  ForEachChildInline(e, [&](const Expr& c) { n += CountNodes(c); });
+  return n;
 }
 
 namespace {
@@ -153,10 +141,9 @@ Expr ReplaceReads(const Expr& e, const std::function<Expr(const TensorRead&, con
 }
 
 bool UsesVar(const Expr& e, const VarNode* var) {
+  if (const auto* v = e.as<VarRef>()) return v->var.get() == var;
   bool found = false;
-  PostOrderVisit(e, [&](const Expr& x) {
-    if (const auto* v = x.as<VarRef>(); v && v->var.get() == var) found = true;
-  });
+  ForEachChildInline(e, [&](const Expr& c) { found = found || UsesVar(c, var); });
   return found;
 }
 

@@ -51,7 +51,7 @@ Stmt Mark(const Stmt& s, int64_t max_step, int64_t* steps, MarkedLoops* marked) 
 int64_t OwnNodes(const Stmt& s) {
   int64_t n = 1;
   MapOwnExprs(s, [&](const Expr& e) {
-    te::PostOrderVisit(e, [&](const Expr&) { ++n; });
+    n += te::CountNodes(e);
     return e;
   });
   return n;
