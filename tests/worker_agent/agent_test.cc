@@ -200,6 +200,29 @@ TEST(AgentTest, ATaskFarBehindTheWorkersBestIsTimedLess) {
   ExpectMeasuredFine(s.results["t-retime"], 2);
 }
 
+// The server re-times a job's leaders in a later lease: the worker times the
+// kernel it built for the first timing again (no compile, compile_ms 0);
+// a re-timing of a program it did not build is built.
+TEST(AgentTest, ARetimingTimesTheKernelBuiltBeforeWithoutCompilingIt) {
+  auto server = TestWorkersServer::Start();
+  ASSERT_NE(server, nullptr);
+  server->AddTasks({MakeTask("t-first", kAgentMatmul, TiledMatmulSteps(kAgentMatmul, 16))});
+  RunningAgent run(AgentOptions(server->address(), server->token()));
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 1); }, absl::Seconds(60)));
+  v1::MeasureTask again = MakeTask("t-again", kAgentMatmul, TiledMatmulSteps(kAgentMatmul, 16));
+  again.set_retime_of("t-first");
+  v1::MeasureTask unbuilt = MakeTask("t-unbuilt", kAgentMatmul, TiledMatmulSteps(kAgentMatmul, 8));
+  unbuilt.set_retime_of("t-elsewhere");
+  server->AddTasks({again, unbuilt});
+  ASSERT_TRUE(server->WaitUntil([](const ServerState& s) { return AllReported(s, 3); }, absl::Seconds(60)));
+  ServerState s = server->Snapshot();
+  EXPECT_GT(s.results["t-first"].compile_ms(), 0);
+  ExpectMeasuredFine(s.results["t-again"], 2);
+  EXPECT_EQ(s.results["t-again"].compile_ms(), 0) << "built again";
+  ExpectMeasuredFine(s.results["t-unbuilt"], 2);
+  EXPECT_GT(s.results["t-unbuilt"].compile_ms(), 0);
+}
+
 // i and k unrolled around a 1024-lane vector: over a second of LLVM time.
 v1::MeasureTask SlowToCompileTask(const std::string& id) {
   return MakeTask(id, "matmul:M=8,N=1024,K=1000",

@@ -14,6 +14,9 @@ using measure::MeasureErrorKind;
 
 // Bounded so a long-lived worker does not collect every workload it saw.
 constexpr size_t kMaxCachedReferences = 64;
+// Candidates kept for their re-timing: a few rounds of conv candidates
+// (objects of 10-200 KB).
+constexpr size_t kMaxCachedCandidateBytes = 64 << 20;
 
 v1::MeasureResult ErrorResult(const std::string& task_id, MeasureErrorKind kind,
                               std::string error) {
@@ -34,6 +37,7 @@ struct TaskExecutor::Prepared {
   std::shared_ptr<const te::Workload> workload;
   std::vector<schedule::Step> steps;
   double build_deadline_s = 0;  // the task's (0: the worker's build timeout)
+  bool retime = false;          // a re-timing of a program measured before
   std::optional<v1::MeasureResult> settled;  // failed before anything was timed
   std::shared_ptr<const measure::BuiltKernel> reference;
   measure::BuiltKernel candidate;
@@ -52,7 +56,10 @@ absl::StatusOr<std::unique_ptr<TaskExecutor>> TaskExecutor::Create(ExecutorOptio
 }
 
 TaskExecutor::TaskExecutor(ExecutorOptions options, codegen::Target host)
-    : options_(std::move(options)), host_(host), measurers_(host, options_.runner_path) {
+    : options_(std::move(options)),
+      host_(host),
+      measurers_(host, options_.runner_path),
+      built_candidates_(kMaxCachedCandidateBytes) {
   if (!options_.runner_only) {
     measure::MeasureOptions runner;
     runner.runner_path = options_.runner_path;
@@ -128,6 +135,7 @@ void TaskExecutor::Prepare(const v1::MeasureTask& task, Prepared& out) {
   }
   out.steps = std::move(schedule->steps);
   out.build_deadline_s = task.build_deadline_seconds();
+  out.retime = !task.retime_of().empty();
 }
 
 void TaskExecutor::TakeShippedKernels(const v1::MeasureTask& task, Prepared& out) {
@@ -149,16 +157,24 @@ void TaskExecutor::TakeShippedKernels(const v1::MeasureTask& task, Prepared& out
 }
 
 void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function<bool()>& stop) {
-  // One reference per workload not built before, then every candidate: all
-  // in one parallel pass.
+  // One reference per workload not built before, then every candidate but
+  // the re-timings of kernels built before: all in one parallel pass.
   absl::flat_hash_map<std::string, std::shared_ptr<const measure::BuiltKernel>> references;
   std::vector<measure::BuildRequest> requests;  // references not built before, then candidates
   std::vector<std::string> reference_keys;
-  std::vector<size_t> candidates;
+  std::vector<size_t> to_time;     // every task not settled
+  std::vector<size_t> candidates;  // those to build
   for (size_t i = 0; i < prepared.size(); ++i) {
-    if (prepared[i].settled) continue;
-    candidates.push_back(i);
-    std::string key = prepared[i].workload->dag->workload_key();
+    Prepared& p = prepared[i];
+    if (p.settled) continue;
+    to_time.push_back(i);
+    const std::string key = p.workload->dag->workload_key();
+    if (auto built = p.retime ? built_candidates_.Find(BuiltKernelCache::KeyOf(key, p.steps)) : nullptr) {
+      p.candidate = *built;
+      p.candidate.build_ms = 0;  // nothing was compiled for this task
+    } else {
+      candidates.push_back(i);
+    }
     if (references.contains(key)) continue;
     auto cached = references_.find(key);
     references[key] = cached != references_.end() ? cached->second : nullptr;
@@ -186,9 +202,11 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
   }
   for (size_t c = 0; c < candidates.size(); ++c) {
     Prepared& p = prepared[candidates[c]];
-    p.reference = references.at(p.workload->dag->workload_key());
     p.candidate = std::move(built[num_references + static_cast<int>(c)]);
+    if (p.candidate.ok())
+      built_candidates_.Add(BuiltKernelCache::KeyOf(p.workload->dag->workload_key(), p.steps), p.candidate);
   }
+  for (size_t i : to_time) prepared[i].reference = references.at(prepared[i].workload->dag->workload_key());
 }
 
 v1::MeasureResult TaskExecutor::Time(const v1::MeasureTask& task, const Prepared& prepared,

@@ -5,7 +5,9 @@
 //                worker disagree on the computation, so nothing is timed
 //   build mode:  references (one per workload, cached) and candidates
 //                compiled in parallel in build_jobs builder processes,
-//                each build under build_timeout_s (builder_pool.h)
+//                each build under build_timeout_s (builder_pool.h); a
+//                re-timing times the kernel built before when it is still
+//                kept (built_kernel_cache.h), its compile_ms then 0
 //   runner-only: the candidate and reference objects the server shipped,
 //                with the kernel arguments taken from the parsed DAG
 //   then:        each task timed alone, in task order, in the sandboxed
@@ -28,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "common/codegen/target.h"
 #include "proto/tuneforge.pb.h"
+#include "worker/agent/built_kernel_cache.h"
 #include "worker/agent/measurer_pool.h"
 #include "worker/agent/workload_cache.h"
 #include "measure/builder.h"
@@ -83,6 +86,8 @@ class TaskExecutor {
   // The fastest correct time per run this worker measured, by workload and
   // options (BestKey); cleared when full.
   absl::flat_hash_map<std::string, double> best_seconds_;
+  // Candidates built here, for their re-timings (build mode).
+  BuiltKernelCache built_candidates_;
 };
 
 }  // namespace tuneforge::worker
