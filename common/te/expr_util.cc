@@ -11,16 +11,14 @@
 
 namespace tuneforge::te {
 
-void ForEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) { ForEachChildInline(e, fn); }
-
 void PostOrderVisit(const Expr& e, const std::function<void(const Expr&)>& fn) {
-  ForEachChildInline(e, [&](const Expr& c) { PostOrderVisit(c, fn); });
+  ForEachChild(e, [&](const Expr& c) { PostOrderVisit(c, fn); });
   fn(e);
 }
 
 int64_t CountNodes(const Expr& e) {
   int64_t n = 1;
-  ForEachChildInline(e, [&](const Expr& c) { n += CountNodes(c); });
+  ForEachChild(e, [&](const Expr& c) { n += CountNodes(c); });
   return n;
 }
 
@@ -143,7 +141,7 @@ Expr ReplaceReads(const Expr& e, const std::function<Expr(const TensorRead&, con
 bool UsesVar(const Expr& e, const VarNode* var) {
   if (const auto* v = e.as<VarRef>()) return v->var.get() == var;
   bool found = false;
-  ForEachChildInline(e, [&](const Expr& c) { found = found || UsesVar(c, var); });
+  ForEachChild(e, [&](const Expr& c) { found = found || UsesVar(c, var); });
   return found;
 }
 
