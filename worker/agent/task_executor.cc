@@ -164,11 +164,12 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
   std::vector<std::string> reference_keys;
   std::vector<size_t> to_time;     // every task not settled
   std::vector<size_t> candidates;  // those to build
+  std::vector<std::string> workload_keys(prepared.size());  // by task, hashed once
   for (size_t i = 0; i < prepared.size(); ++i) {
     Prepared& p = prepared[i];
     if (p.settled) continue;
     to_time.push_back(i);
-    const std::string key = p.workload->dag->workload_key();
+    const std::string& key = workload_keys[i] = p.workload->dag->workload_key();
     if (auto built = p.retime ? built_candidates_.Find(BuiltKernelCache::KeyOf(key, p.steps)) : nullptr) {
       p.candidate = *built;
       p.candidate.build_ms = 0;  // nothing was compiled for this task
@@ -185,8 +186,7 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
   const int num_references = static_cast<int>(reference_keys.size());
   std::vector<double> deadlines_s(requests.size(), 0);  // references: the worker's timeout
   for (size_t i : candidates) {
-    requests.push_back(measure::MakeBuildRequest(prepared[i].source, prepared[i].workload->dag->workload_key(),
-                                                 prepared[i].steps, host_));
+    requests.push_back(measure::MakeBuildRequest(prepared[i].source, workload_keys[i], prepared[i].steps, host_));
     deadlines_s.push_back(prepared[i].build_deadline_s);
   }
   std::vector<measure::BuiltKernel> built = builders_->Build(requests, stop, deadlines_s);
@@ -203,10 +203,9 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
   for (size_t c = 0; c < candidates.size(); ++c) {
     Prepared& p = prepared[candidates[c]];
     p.candidate = std::move(built[num_references + static_cast<int>(c)]);
-    if (p.candidate.ok())
-      built_candidates_.Add(BuiltKernelCache::KeyOf(p.workload->dag->workload_key(), p.steps), p.candidate);
+    built_candidates_.Add(BuiltKernelCache::KeyOf(workload_keys[candidates[c]], p.steps), p.candidate);
   }
-  for (size_t i : to_time) prepared[i].reference = references.at(prepared[i].workload->dag->workload_key());
+  for (size_t i : to_time) prepared[i].reference = references.at(workload_keys[i]);
 }
 
 v1::MeasureResult TaskExecutor::Time(const v1::MeasureTask& task, const Prepared& prepared,
