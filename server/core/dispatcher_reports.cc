@@ -55,7 +55,7 @@ MeasuredResult DispatcherImpl::RecordFor(const TaskEntry& t, const std::string& 
   double flops = w.ok() ? w->dag->flops() : 0;
   std::string label = w.ok() ? WorkloadLabel(t.row.task.workload, *w) : t.row.workload_key;
   return {MakeRecord(t.row.task, t.row.job_id, device_key, worker_id, label, flops, result), t.row.task.retime_of,
-          result.run_wall_ms};
+          result.run_wall_ms, t.row.task.compared_at_unix_ms};
 }
 
 void DispatcherImpl::ShipBuiltKernels(const DeviceInfo& device, const std::string& worker_id, LeaseGrant* lease) {

@@ -107,6 +107,10 @@ PlannedRound JobSearch::Next(JobRuntime* rt, std::vector<std::vector<search::Mea
   if (want > 0)
     for (TaskRow& task : ProposeTasks(rt, want, &round.cost)) round.tasks.push_back(std::move(task));
   round.cost.propose_seconds = absl::ToDoubleSeconds(absl::Now() - t);
+  if (round.tasks.empty()) {  // nothing left to search or re-time: settle the leaders
+    round.tasks = ComparisonTasks(rt);
+    round.retimes = round.tasks.size();
+  }
   return round;
 }
 
@@ -127,6 +131,42 @@ std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
       rt->retime_issued.insert(r.task_id);
       tasks.push_back(std::move(row));
     }
+  }
+  return tasks;
+}
+
+std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt) {
+  std::vector<TaskRow> tasks;
+  if (rt->comparisons >= kMaxComparisons) return tasks;
+  // The stamp tells this comparison's sessions from an earlier one's.
+  const int64_t stamp = std::max(absl::ToUnixMillis(absl::Now()), rt->last_compared_at + 1);
+  for (size_t w = 0; w < rt->workloads.size(); ++w) {
+    absl::StatusOr<std::vector<Record>> records =
+        RecordsToCompare(*store_, rt->job.id, rt->workloads[w].dag->workload_key(), RetimeTop(rt->job.spec));
+    if (!records.ok()) continue;  // a refinement: the job still ends
+    std::vector<TaskRow> pass;
+    for (const Record& r : *records) {
+      absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json);
+      if (!s.ok()) continue;
+      TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
+      row.task.retime_of = r.task_id;
+      row.task.compared_at_unix_ms = stamp;
+      row.task.behind = {};
+      row.task.build_deadline_s = 0;
+      pass.push_back(std::move(row));
+    }
+    if (pass.size() < 2) continue;
+    // Timed in task order: forwards, then backwards (fresh task ids).
+    for (size_t i = pass.size(); i-- > 0;) {
+      TaskRow again = pass[i];
+      again.task_id = again.task.task_id = absl::StrCat(rt->job.id, "-t", rt->next_seq++);
+      pass.push_back(std::move(again));
+    }
+    for (TaskRow& row : pass) tasks.push_back(std::move(row));
+  }
+  if (!tasks.empty()) {
+    ++rt->comparisons;
+    rt->last_compared_at = stamp;
   }
   return tasks;
 }

@@ -17,7 +17,9 @@
 namespace tuneforge::server {
 
 struct PlannedRound {
-  std::vector<TaskRow> tasks;  // re-timings first, then new candidates
+  // Re-timings first, then new candidates; once the trials are all issued
+  // and nothing is left to re-time, the final comparison's re-timings.
+  std::vector<TaskRow> tasks;
   size_t retimes = 0;
   SearchCost cost;
 };
@@ -37,6 +39,9 @@ class JobSearch {
  private:
   // Re-timings of the job's fastest programs timed once (reads the store).
   std::vector<TaskRow> RetimeTasks(JobRuntime* rt);
+  // The next final comparison round (retiming.h): none once every
+  // workload's leader is settled or kMaxComparisons were issued.
+  std::vector<TaskRow> ComparisonTasks(JobRuntime* rt);
   // `cost` counts the programs the policies' cost models scored.
   std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want, SearchCost* cost);
   TaskRow MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> steps);

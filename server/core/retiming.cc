@@ -9,22 +9,44 @@ int RetimeTop(const JobSpec& spec) {
   return spec.retime_top == 0 ? kDefaultRetimeTop : std::min(spec.retime_top, kMaxRetimeTop);
 }
 
-absl::StatusOr<std::vector<Record>> RecordsToRetime(RecordStore& store, const std::string& job_id,
-                                                    const std::string& workload_key, int top,
-                                                    const std::set<std::string>& already_issued) {
-  if (top <= 0) return std::vector<Record>{};
+namespace {
+
+absl::StatusOr<std::vector<Record>> FastestOfJob(RecordStore& store, const std::string& job_id,
+                                                 const std::string& workload_key, int top) {
   RecordFilter filter;
   filter.job_id = job_id;
   filter.workload_key = workload_key;
   filter.only_ok = true;
   filter.fastest_first = true;
   filter.limit = top;
-  absl::StatusOr<std::vector<Record>> fastest = store.Query(filter);
+  return store.Query(filter);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Record>> RecordsToRetime(RecordStore& store, const std::string& job_id,
+                                                    const std::string& workload_key, int top,
+                                                    const std::set<std::string>& already_issued) {
+  if (top <= 0) return std::vector<Record>{};
+  absl::StatusOr<std::vector<Record>> fastest = FastestOfJob(store, job_id, workload_key, top);
   if (!fastest.ok()) return fastest.status();
   std::vector<Record> once;
   for (Record& r : *fastest)
     if (r.timings <= 1 && !already_issued.contains(r.task_id)) once.push_back(std::move(r));
   return once;
+}
+
+absl::StatusOr<std::vector<Record>> RecordsToCompare(RecordStore& store, const std::string& job_id,
+                                                     const std::string& workload_key, int top) {
+  if (top < 2) return std::vector<Record>{};
+  absl::StatusOr<std::vector<Record>> fastest = FastestOfJob(store, job_id, workload_key, top);
+  if (!fastest.ok()) return fastest.status();
+  if (fastest->size() < 2) return std::vector<Record>{};
+  int64_t latest = 0;
+  for (const Record& r : *fastest) latest = std::max(latest, r.compared_at_unix_ms);
+  // Settled: the leader won the latest comparison it was timed in.
+  if (latest != 0 && fastest->front().compared_at_unix_ms == latest) return std::vector<Record>{};
+  return fastest;
 }
 
 }  // namespace tuneforge::server

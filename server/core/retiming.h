@@ -3,6 +3,18 @@
 // the job's fastest programs that were timed only once timed again; the
 // store merges the sessions (RecordStore::AddResults, retime_of), so a
 // best is always a program timed at least twice once the job is done.
+//
+// The final comparison: merged sessions still mix moments (a shared
+// machine steps by up to 1.45x between moments minutes apart), so a
+// leader timed twice at quiet moments can outrank a faster one timed at
+// busy ones. Once a job has issued all its trials, each workload's fastest
+// programs are timed once more side by side, each twice in mirrored order
+// (A B C C B A: drift within the round cancels), and the store keeps only
+// that comparison's repeats for them (MeasureTask::compared_at_unix_ms).
+// Their medians then come from one moment, and the job's best is the
+// comparison's winner. If a record the comparison did not time now ranks
+// first (its median is from another moment), a next comparison includes
+// it, up to kMaxComparisons rounds.
 #pragma once
 
 #include <set>
@@ -26,5 +38,15 @@ int RetimeTop(const JobSpec& spec);
 absl::StatusOr<std::vector<Record>> RecordsToRetime(RecordStore& store, const std::string& job_id,
                                                     const std::string& workload_key, int top,
                                                     const std::set<std::string>& already_issued);
+
+// Comparison rounds per job at most: a machine that keeps stepping must
+// not keep a finished job running.
+inline constexpr int kMaxComparisons = 3;
+
+// The records of the workload's next comparison: the job's fastest `top`
+// correct ones, or none when there is nothing to settle (fewer than two
+// records, or the fastest was timed by the latest comparison among them).
+absl::StatusOr<std::vector<Record>> RecordsToCompare(RecordStore& store, const std::string& job_id,
+                                                     const std::string& workload_key, int top);
 
 }  // namespace tuneforge::server

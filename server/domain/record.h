@@ -33,6 +33,11 @@ struct Record {
   // Timing sessions behind median_seconds: 1, more once re-timed (the
   // median is then over every session's repeats). 0 means 1.
   int timings = 0;
+  // When its job's final comparison last timed it side by side with the
+  // job's other leaders (ms since the epoch; 0: never). Its median and
+  // repeats are then that comparison's alone: sessions from other moments
+  // of a noisy machine do not decide the job's best.
+  int64_t compared_at_unix_ms = 0;
   // For a compute definition ("def:NAME"), in exported and imported lines
   // only: the definition's text, so another store can replay the schedule.
   // The store keeps the text once per workload (its workloads table), not

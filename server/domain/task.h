@@ -25,6 +25,10 @@ struct MeasureTask {
   // Set on a re-timing: the task id of the stored record whose program this
   // measures again; its result updates that record instead of adding one.
   std::string retime_of;
+  // Set on a re-timing of the job's final comparison: when that comparison
+  // was issued (ms since the epoch). The re-timed record then keeps only
+  // this comparison's repeats (server/core/retiming.h).
+  int64_t compared_at_unix_ms = 0;
   // How far behind the job's best the worker times the candidate less
   // (0s: in full); measure/behind_best.h.
   measure::BehindBest behind;

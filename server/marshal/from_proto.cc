@@ -101,6 +101,7 @@ absl::StatusOr<MeasureTask> FromProto(const v1::MeasureTask& task) {
   if (task.has_candidate()) t.candidate = measure::KernelObjectFromProto(task.candidate());
   if (task.has_reference()) t.reference = measure::KernelObjectFromProto(task.reference());
   t.retime_of = task.retime_of();
+  t.compared_at_unix_ms = task.compared_at_unix_ms();
   t.behind = {.slow_above_s = task.slow_above_seconds(),
               .probe_above_s = task.probe_above_seconds(),
               .contend_above_s = task.contend_above_seconds()};

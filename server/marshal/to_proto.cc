@@ -121,6 +121,7 @@ v1::MeasureTask ToProto(const MeasureTask& task) {
   if (task.candidate) *p.mutable_candidate() = measure::KernelObjectToProto(*task.candidate);
   if (task.reference) *p.mutable_reference() = measure::KernelObjectToProto(*task.reference);
   p.set_retime_of(task.retime_of);
+  p.set_compared_at_unix_ms(task.compared_at_unix_ms);
   p.set_slow_above_seconds(task.behind.slow_above_s);
   p.set_probe_above_seconds(task.behind.probe_above_s);
   p.set_contend_above_seconds(task.behind.contend_above_s);
@@ -147,6 +148,7 @@ v1::Record ToProto(const Record& record) {
   p.set_created_unix_ms(record.created_unix_ms);
   p.set_schema_version(record.schema_version);
   p.set_timings(record.timings);
+  p.set_compared_at_unix_ms(record.compared_at_unix_ms);
   return p;
 }
 

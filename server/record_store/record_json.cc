@@ -9,7 +9,8 @@
 //
 // A record of a compute definition ("workload":"def:NAME") also carries
 // "definition": the definition's text, so that another store can replay
-// its schedule. One table lists every field once, for writing and reading.
+// its schedule; one its job's final comparison timed carries
+// "compared_at_unix_ms". One table lists every field once, for writing and reading.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -78,6 +79,8 @@ const Field kFields[] = {
      [](Record& r, const Json& v) { r.created_unix_ms = v.get<int64_t>(); }},
     {"timings", FieldType::kInt32, false, [](const Record& r) { return Json(std::max(r.timings, 1)); },
      [](Record& r, const Json& v) { r.timings = v.get<int32_t>(); }},
+    {"compared_at_unix_ms", FieldType::kInt64, false, [](const Record& r) { return Json(r.compared_at_unix_ms); },
+     [](Record& r, const Json& v) { r.compared_at_unix_ms = v.get<int64_t>(); }, /*omitted_when_empty=*/true},
     {"definition", FieldType::kString, false, [](const Record& r) { return Json(r.definition); },
      [](Record& r, const Json& v) { r.definition = v.get<std::string>(); }, /*omitted_when_empty=*/true},
 };
@@ -160,7 +163,9 @@ std::string RecordToJsonLine(const Record& record) {
   Json json = Json::object();
   for (const Field& field : kFields) {
     Json value = field.get(record);
-    if (field.omitted_when_empty && value.is_string() && value.get<std::string>().empty()) continue;
+    const bool empty = (value.is_string() && value.get<std::string>().empty()) ||
+                       (value.is_number_integer() && value.get<int64_t>() == 0);
+    if (field.omitted_when_empty && empty) continue;
     json[field.name] = std::move(value);
   }
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);

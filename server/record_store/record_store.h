@@ -89,6 +89,9 @@ struct MeasuredResult {
   Record record;
   std::string retime_of;  // "" for a new record
   double run_wall_ms = 0;  // the worker's run phase (not stored; the job's measure cost)
+  // A re-timing of a final comparison (MeasureTask::compared_at_unix_ms):
+  // the record keeps only this comparison's repeats.
+  int64_t compared_at_unix_ms = 0;
 
   bool is_retime() const { return !retime_of.empty(); }
 };
@@ -157,7 +160,11 @@ class RecordStore {
   // transaction. A re-timing is not a new record: the correct record of task
   // `retime_of` gets the new repeats (its median and GFLOPS become those
   // over every session, timings + 1), or, when the kernel now fails (other
-  // than worker_lost), that error; it counts as `updated`. Its task (the
+  // than worker_lost), that error; it counts as `updated`. A re-timing of a
+  // final comparison (compared_at_unix_ms set) replaces the repeats of
+  // other sessions instead: the record's median becomes that comparison's
+  // alone (the sessions of one comparison are merged), and the record is
+  // stamped with it. Its task (the
   // re-timing task) must be pending: applying it ends the task, and a
   // second report of it is a duplicate.
   virtual absl::StatusOr<AddOutcome> AddResults(std::vector<MeasuredResult> results) = 0;

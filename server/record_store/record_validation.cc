@@ -84,6 +84,9 @@ absl::Status ValidateRecord(const Record& record) {
     return FieldError("created_unix_ms", absl::StrCat("must be >= 0; got ", record.created_unix_ms));
   if (record.timings < 0)
     return FieldError("timings", absl::StrCat("must be >= 1 (0 means 1); got ", record.timings));
+  if (record.compared_at_unix_ms < 0)
+    return FieldError("compared_at_unix_ms", absl::StrCat("must be >= 0 (0: never compared); got ",
+                                                          record.compared_at_unix_ms));
   if (record.ok()) return CorrectRecord(record);
   return absl::OkStatus();
 }

@@ -40,7 +40,8 @@ void BindRecord(sqlite::Statement& stmt, const Record& record) {
       .BindText(14, record.worker_id)
       .Bind(15, record.created_unix_ms)
       .Bind(16, static_cast<int64_t>(record.schema_version))
-      .Bind(17, static_cast<int64_t>(std::max(record.timings, 1)));
+      .Bind(17, static_cast<int64_t>(std::max(record.timings, 1)))
+      .Bind(18, record.compared_at_unix_ms);
 }
 
 absl::StatusOr<Record> ReadRecord(const sqlite::Statement& stmt, const std::string& db_path) {
@@ -70,6 +71,7 @@ absl::StatusOr<Record> ReadRecord(const sqlite::Statement& stmt, const std::stri
   record.created_unix_ms = stmt.Int(14);
   record.schema_version = static_cast<int>(stmt.Int(15));
   record.timings = static_cast<int>(stmt.Int(16));
+  record.compared_at_unix_ms = stmt.Int(17);
   return record;
 }
 

@@ -14,13 +14,13 @@
 
 namespace tuneforge::server {
 
-// The record columns, in the order BindRecord binds (?1..?17) and
-// ReadRecord reads (0..16).
+// The record columns, in the order BindRecord binds (?1..?18) and
+// ReadRecord reads (0..17).
 inline constexpr const char* kRecordColumns =
     "id, workload_key, workload, device_key, job_id, task_id, schedule_json, error_kind, error, "
     "median_seconds, repeat_seconds, gflops, compile_ms, worker_id, created_unix_ms, schema_version, "
-    "timings";
-inline constexpr int kRecordColumnCount = 17;
+    "timings, compared_at_unix_ms";
+inline constexpr int kRecordColumnCount = 18;
 
 // Binds every field; id 0 binds NULL (the store picks the id).
 void BindRecord(sqlite::Statement& stmt, const Record& record);

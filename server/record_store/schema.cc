@@ -113,6 +113,15 @@ Migration LearnedSearchStateMigration() {
                 updated_unix_ms INTEGER NOT NULL))"}};
 }
 
+// Version 6: the final comparison of a job's leaders (server/core/
+// retiming.h) stamps each record it timed; existing records were never
+// compared.
+Migration ComparisonMigration() {
+  return {6,
+          "final comparison stamp per record",
+          {"ALTER TABLE records ADD COLUMN compared_at_unix_ms INTEGER NOT NULL DEFAULT 0"}};
+}
+
 absl::Status Refuse(const sqlite::Connection& db, const std::string& why) {
   return absl::FailedPreconditionError(absl::StrCat("record store ", db.path(), ": ", why));
 }
@@ -160,7 +169,7 @@ absl::Status Migrate(sqlite::Connection& db, int64_t from_version) {
 const std::vector<Migration>& Migrations() {
   static const std::vector<Migration> kMigrations = {TablesMigration(), BestIndexesMigration(),
                                                      CostModelsMigration(), TimingsMigration(),
-                                                     LearnedSearchStateMigration()};
+                                                     LearnedSearchStateMigration(), ComparisonMigration()};
   return kMigrations;
 }
 

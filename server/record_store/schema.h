@@ -16,7 +16,7 @@
 namespace tuneforge::server {
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 // "TFdb": PRAGMA application_id of every tuneforge database.
 inline constexpr int32_t kTuneforgeApplicationId = 0x54466462;
 

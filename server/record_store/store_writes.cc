@@ -34,11 +34,14 @@ double MedianOf(std::vector<double> values) {
 // A re-timing result: the record of task `retime_of` gets the new
 // session's repeats (median over every session), or the error of a kernel
 // that failed when run again; the re-timing task stops being pending. A
-// re-timing is applied once: without its pending task row it is a
-// duplicate. Returns the updated record's id, 0 when nothing changed, -1
-// for a duplicate.
+// re-timing of a final comparison (`compared_at_unix_ms` set) keeps only
+// that comparison's sessions: earlier ones, from other moments of the
+// machine, are dropped. A re-timing is applied once: without its pending
+// task row it is a duplicate. Returns the updated record's id, 0 when
+// nothing changed, -1 for a duplicate.
 absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const Record& retime,
-                                    const std::string& retime_of) {
+                                    const MeasuredResult& result) {
+  const std::string& retime_of = result.retime_of;
   absl::StatusOr<sqlite::Statement> pending = db.Prepare("DELETE FROM tasks WHERE task_id = ?1");
   if (!pending.ok()) return pending.status();
   pending->BindText(1, retime.task_id);
@@ -46,7 +49,7 @@ absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const Record& retime
   if (db.Changes() == 0) return -1;
 
   absl::StatusOr<sqlite::Statement> read = db.Prepare(
-      "SELECT id, median_seconds, repeat_seconds, gflops, timings FROM records "
+      "SELECT id, median_seconds, repeat_seconds, gflops, timings, compared_at_unix_ms FROM records "
       "WHERE task_id = ?1 AND error_kind = 'none'");
   if (!read.ok()) return read.status();
   read->BindText(1, retime_of);
@@ -59,6 +62,9 @@ absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const Record& retime
   if (!repeats.ok()) return repeats.status();
   const double old_gflops = read->Real(3);
   const int64_t timings = read->Int(4) + 1;
+  const int64_t compared_at = result.compared_at_unix_ms;
+  // A comparison's first session replaces what other moments measured.
+  const bool fresh_comparison = compared_at != 0 && read->Int(5) != compared_at;
 
   // A worker that died says nothing about the kernel.
   if (retime.error_kind == measure::MeasureErrorKind::kWorkerLost) return 0;
@@ -74,7 +80,8 @@ absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const Record& retime
           .Bind(4, timings);
       return stmt;
     }
-    if (repeats->empty()) repeats->push_back(old_median);
+    if (fresh_comparison) repeats->clear();
+    else if (repeats->empty()) repeats->push_back(old_median);
     if (retime.repeat_seconds.empty()) {
       repeats->push_back(retime.median_seconds);
     } else {
@@ -82,11 +89,13 @@ absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const Record& retime
     }
     const double median = MedianOf(*repeats);
     absl::StatusOr<sqlite::Statement> stmt = db.Prepare(
-        "UPDATE records SET median_seconds = ?2, repeat_seconds = ?3, gflops = ?4, timings = ?5 WHERE id = ?1");
+        "UPDATE records SET median_seconds = ?2, repeat_seconds = ?3, gflops = ?4, timings = ?5, "
+        "compared_at_unix_ms = CASE WHEN ?6 = 0 THEN compared_at_unix_ms ELSE ?6 END WHERE id = ?1");
     if (!stmt.ok()) return stmt.status();
     stmt->Bind(1, id).Bind(2, median).BindText(3, RepeatSecondsToJson(*repeats))
         .Bind(4, median > 0 ? old_gflops * old_median / median : 0.0)
-        .Bind(5, timings);
+        .Bind(5, timings)
+        .Bind(6, compared_at);
     return stmt;
   }();
   if (!update.ok()) return update.status();
@@ -156,11 +165,11 @@ absl::Status InsertRecords(sqlite::Connection& db, const std::vector<MeasuredRes
   outcome->ids.reserve(results.size());
   const std::string sql = absl::StrCat("INSERT INTO records (", kRecordColumns,
                                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-                                       "?15, ?16, ?17) ON CONFLICT (task_id) DO NOTHING");
+                                       "?15, ?16, ?17, ?18) ON CONFLICT (task_id) DO NOTHING");
   for (size_t i = 0; i < results.size(); ++i) {
     const Record& record = results[i].record;
     if (results[i].is_retime()) {
-      absl::StatusOr<int64_t> updated = ApplyRetime(db, record, results[i].retime_of);
+      absl::StatusOr<int64_t> updated = ApplyRetime(db, record, results[i]);
       if (!updated.ok()) return updated.status();
       ++(*updated >= 0 ? outcome->updated : outcome->duplicate);
       outcome->ids.push_back(std::max<int64_t>(*updated, 0));

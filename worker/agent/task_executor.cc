@@ -165,15 +165,24 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
   std::vector<size_t> to_time;     // every task not settled
   std::vector<size_t> candidates;  // those to build
   std::vector<std::string> workload_keys(prepared.size());  // by task, hashed once
+  // A final comparison times each leader twice in one lease: one build.
+  absl::flat_hash_map<std::string, size_t> retime_builds;  // kernel key -> its position in candidates
+  std::vector<std::pair<size_t, size_t>> same_builds;       // (task, position in candidates)
   for (size_t i = 0; i < prepared.size(); ++i) {
     Prepared& p = prepared[i];
     if (p.settled) continue;
     to_time.push_back(i);
     const std::string& key = workload_keys[i] = p.workload->dag->workload_key();
-    if (auto built = p.retime ? built_candidates_.Find(BuiltKernelCache::KeyOf(key, p.steps)) : nullptr) {
+    const std::string kernel_key = p.retime ? BuiltKernelCache::KeyOf(key, p.steps) : std::string();
+    auto built = p.retime ? built_candidates_.Find(kernel_key) : nullptr;
+    auto same = p.retime && !built ? retime_builds.find(kernel_key) : retime_builds.end();
+    if (built) {
       p.candidate = *built;
       p.candidate.build_ms = 0;  // nothing was compiled for this task
+    } else if (same != retime_builds.end()) {
+      same_builds.emplace_back(i, same->second);
     } else {
+      if (p.retime) retime_builds.emplace(kernel_key, candidates.size());
       candidates.push_back(i);
     }
     if (references.contains(key)) continue;
@@ -204,6 +213,10 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
     Prepared& p = prepared[candidates[c]];
     p.candidate = std::move(built[num_references + static_cast<int>(c)]);
     built_candidates_.Add(BuiltKernelCache::KeyOf(workload_keys[candidates[c]], p.steps), p.candidate);
+  }
+  for (auto [task, position] : same_builds) {
+    prepared[task].candidate = prepared[candidates[position]].candidate;
+    prepared[task].candidate.build_ms = 0;
   }
   for (size_t i : to_time) prepared[i].reference = references.at(workload_keys[i]);
 }

@@ -26,6 +26,7 @@ Record FullRecord() {
   record.created_unix_ms = 1700000000123;
   record.schema_version = kRecordSchemaVersion;
   record.timings = 2;
+  record.compared_at_unix_ms = 1700000060000;
   return record;
 }
 

@@ -36,6 +36,7 @@ TEST(RecordsTest, RecordRoundTripKeepsEveryField) {
   ASSERT_NE(store, nullptr);
   Record record = MakeRecord("t-1", "wk-a", "dev-1", 0.00125);
   record.created_unix_ms = 1700000000123;
+  record.compared_at_unix_ms = 1700000060000;  // imported from a store whose job compared it
   absl::StatusOr<AddOutcome> added = store->AddRecords({record});
   ASSERT_TRUE(added.ok()) << added.status();
   EXPECT_EQ(added->accepted, 1);

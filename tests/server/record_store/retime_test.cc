@@ -1,5 +1,6 @@
 // Re-timing results (MeasuredResult with retime_of): they update the record they
-// re-time instead of adding one, once, and can take a best away.
+// re-time instead of adding one, once, and can take a best away; those of a
+// final comparison keep only that comparison's sessions.
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -11,6 +12,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::MakeJob;
 using testing::MakeRecord;
 using testing::MakeTask;
@@ -106,6 +108,66 @@ TEST_F(RetimeTest, ALostWorkerSaysNothingAboutTheKernel) {
   EXPECT_EQ(lucky.timings, 1);
   EXPECT_DOUBLE_EQ(lucky.median_seconds, 0.001);
   EXPECT_TRUE(store_->PendingTasks("job-1")->empty());
+}
+
+// The lucky program's first session (0.9-1.1 ms) came from a quiet moment;
+// the comparison times it beside its rivals at one moment: 1.6 ms.
+TEST_F(RetimeTest, AComparisonReplacesSessionsFromOtherMomentsAndMergesItsOwn) {
+  MeasuredResult forwards = Retime({0.0016, 0.0017});
+  forwards.compared_at_unix_ms = 1'700'000'000'000;
+  ASSERT_TRUE(store_->AddTasks({MakeTask("r-2", "job-1")}).ok());
+  MeasuredResult backwards = Retime({0.0015, 0.0016});
+  backwards.record.task_id = "r-2";
+  backwards.compared_at_unix_ms = forwards.compared_at_unix_ms;
+
+  ASSERT_TRUE(store_->AddResults({forwards}).ok());
+  Record lucky = Stored("t-lucky");
+  EXPECT_THAT(std::vector<double>(lucky.repeat_seconds.begin(), lucky.repeat_seconds.end()),
+              ElementsAre(0.0016, 0.0017));
+  EXPECT_DOUBLE_EQ(lucky.median_seconds, 0.00165);
+  EXPECT_NEAR(lucky.gflops, 100 * 0.001 / 0.00165, 1e-9);
+  EXPECT_EQ(lucky.compared_at_unix_ms, forwards.compared_at_unix_ms);
+  EXPECT_EQ(lucky.timings, 2);
+
+  ASSERT_TRUE(store_->AddResults({backwards}).ok());  // the same comparison's second session
+  lucky = Stored("t-lucky");
+  EXPECT_THAT(std::vector<double>(lucky.repeat_seconds.begin(), lucky.repeat_seconds.end()),
+              ElementsAre(0.0016, 0.0017, 0.0015, 0.0016));
+  EXPECT_DOUBLE_EQ(lucky.median_seconds, 0.0016);
+  EXPECT_EQ(lucky.timings, 3);
+  EXPECT_EQ((*store_->Best("wk-a", "dev-1"))->task_id, "t-steady");
+
+  // A later comparison starts over from its own sessions.
+  ASSERT_TRUE(store_->AddTasks({MakeTask("r-3", "job-1")}).ok());
+  MeasuredResult later = Retime({0.0011});
+  later.record.task_id = "r-3";
+  later.compared_at_unix_ms = forwards.compared_at_unix_ms + 60'000;
+  ASSERT_TRUE(store_->AddResults({later}).ok());
+  lucky = Stored("t-lucky");
+  EXPECT_THAT(std::vector<double>(lucky.repeat_seconds.begin(), lucky.repeat_seconds.end()), ElementsAre(0.0011));
+  EXPECT_EQ(lucky.compared_at_unix_ms, later.compared_at_unix_ms);
+  EXPECT_EQ(lucky.timings, 4);
+
+  const std::string line = RecordToJsonLine(lucky);
+  EXPECT_THAT(line, HasSubstr("\"compared_at_unix_ms\":1700000060000"));
+  absl::StatusOr<Record> back = RecordFromJsonLine(line);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->compared_at_unix_ms, later.compared_at_unix_ms);
+  // A record never compared says nothing about it in the export format.
+  EXPECT_THAT(RecordToJsonLine(Stored("t-steady")), Not(HasSubstr("compared_at_unix_ms")));
+}
+
+TEST_F(RetimeTest, AnOrdinaryReTimingKeepsTheComparisonStamp) {
+  MeasuredResult compared = Retime({0.0016});
+  compared.compared_at_unix_ms = 1'700'000'000'000;
+  ASSERT_TRUE(store_->AddResults({compared}).ok());
+  ASSERT_TRUE(store_->AddTasks({MakeTask("r-2", "job-1")}).ok());
+  MeasuredResult ordinary = Retime({0.0014});
+  ordinary.record.task_id = "r-2";
+  ASSERT_TRUE(store_->AddResults({ordinary}).ok());
+  const Record lucky = Stored("t-lucky");
+  EXPECT_EQ(lucky.compared_at_unix_ms, compared.compared_at_unix_ms);
+  EXPECT_EQ(lucky.repeat_seconds.size(), 2u);  // merged, as re-timings are
 }
 
 TEST_F(RetimeTest, TimingsTravelInTheExportFormat) {
