@@ -30,7 +30,10 @@ absl::Status RestoreJob(RecordStore& store, JobSearch& search, Dispatcher& dispa
   absl::StatusOr<std::vector<TaskRow>> pending = store.PendingTasks(rt->job.id);
   if (!pending.ok()) return pending.status();
   rt->issued = totals->trials;
-  for (const TaskRow& t : *pending) rt->issued += t.task.retime_of.empty() ? 1 : 0;
+  for (const TaskRow& t : *pending) {
+    rt->issued += t.task.retime_of.empty() ? 1 : 0;
+    rt->compared |= t.task.compared_at_unix_ms != 0;  // its comparison goes on
+  }
   rt->next_seq = rt->issued + static_cast<int64_t>(pending->size());
   for (const TaskRow& t : *pending) rt->next_seq = std::max(rt->next_seq, TaskSeq(t.task_id) + 1);
   std::vector<std::vector<std::string>> measured;

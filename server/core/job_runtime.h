@@ -32,8 +32,7 @@ struct JobRuntime {
   std::unique_ptr<search::TaskScheduler> scheduler;
   int round = 0;
   std::set<std::string> retime_issued;  // task ids of records sent for re-timing
-  int comparisons = 0;           // final comparison rounds issued (retiming.h)
-  int64_t last_compared_at = 0;  // the last one's stamp (ms since the epoch)
+  bool compared = false;  // its final comparison was issued (retiming.h)
   int64_t trials_at_start = 0;  // for the ETA of a resumed job
   absl::Time started;
   uint64_t version = 1;

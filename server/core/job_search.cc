@@ -137,9 +137,10 @@ std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
 
 std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt) {
   std::vector<TaskRow> tasks;
-  if (rt->comparisons >= kMaxComparisons) return tasks;
-  // The stamp tells this comparison's sessions from an earlier one's.
-  const int64_t stamp = std::max(absl::ToUnixMillis(absl::Now()), rt->last_compared_at + 1);
+  if (rt->compared) return tasks;
+  rt->compared = true;
+  // The stamp tells the comparison's sessions from the records' earlier ones.
+  const int64_t stamp = absl::ToUnixMillis(absl::Now());
   for (size_t w = 0; w < rt->workloads.size(); ++w) {
     absl::StatusOr<std::vector<Record>> records =
         RecordsToCompare(*store_, rt->job.id, rt->workloads[w].dag->workload_key(), RetimeTop(rt->job.spec));
@@ -163,10 +164,6 @@ std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt) {
       pass.push_back(std::move(again));
     }
     for (TaskRow& row : pass) tasks.push_back(std::move(row));
-  }
-  if (!tasks.empty()) {
-    ++rt->comparisons;
-    rt->last_compared_at = stamp;
   }
   return tasks;
 }

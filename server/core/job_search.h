@@ -39,8 +39,7 @@ class JobSearch {
  private:
   // Re-timings of the job's fastest programs timed once (reads the store).
   std::vector<TaskRow> RetimeTasks(JobRuntime* rt);
-  // The next final comparison round (retiming.h): none once every
-  // workload's leader is settled or kMaxComparisons were issued.
+  // The final comparison (retiming.h), once per job.
   std::vector<TaskRow> ComparisonTasks(JobRuntime* rt);
   // `cost` counts the programs the policies' cost models scored.
   std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want, SearchCost* cost);

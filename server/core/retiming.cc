@@ -42,10 +42,6 @@ absl::StatusOr<std::vector<Record>> RecordsToCompare(RecordStore& store, const s
   absl::StatusOr<std::vector<Record>> fastest = FastestOfJob(store, job_id, workload_key, top);
   if (!fastest.ok()) return fastest.status();
   if (fastest->size() < 2) return std::vector<Record>{};
-  int64_t latest = 0;
-  for (const Record& r : *fastest) latest = std::max(latest, r.compared_at_unix_ms);
-  // Settled: the leader won the latest comparison it was timed in.
-  if (latest != 0 && fastest->front().compared_at_unix_ms == latest) return std::vector<Record>{};
   return fastest;
 }
 

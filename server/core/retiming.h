@@ -11,10 +11,12 @@
 // programs are timed once more side by side, each twice in mirrored order
 // (A B C C B A: drift within the round cancels), and the store keeps only
 // that comparison's repeats for them (MeasureTask::compared_at_unix_ms).
-// Their medians then come from one moment, and the job's best is the
-// comparison's winner. If a record the comparison did not time now ranks
-// first (its median is from another moment), a next comparison includes
-// it, up to kMaxComparisons rounds.
+// Their medians then come from one moment, and the job offers only them as
+// its best (RecordStore::Best): the comparison's winner. A record it did
+// not time may show a lower median, from another moment; picked from a
+// thousand by noisy times, the fastest-looking are mostly the luckiest (in
+// a conv tuning, 87 records looked faster than the compared winner, which
+// itself re-measured within 1 % of its comparison median).
 #pragma once
 
 #include <set>
@@ -39,13 +41,8 @@ absl::StatusOr<std::vector<Record>> RecordsToRetime(RecordStore& store, const st
                                                     const std::string& workload_key, int top,
                                                     const std::set<std::string>& already_issued);
 
-// Comparison rounds per job at most: a machine that keeps stepping must
-// not keep a finished job running.
-inline constexpr int kMaxComparisons = 3;
-
-// The records of the workload's next comparison: the job's fastest `top`
-// correct ones, or none when there is nothing to settle (fewer than two
-// records, or the fastest was timed by the latest comparison among them).
+// The records of the workload's comparison: the job's fastest `top`
+// correct ones, or none when there is nothing to compare (fewer than two).
 absl::StatusOr<std::vector<Record>> RecordsToCompare(RecordStore& store, const std::string& job_id,
                                                      const std::string& workload_key, int top);
 

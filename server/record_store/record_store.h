@@ -70,7 +70,7 @@ struct DeviceRow {
 // Per job and workload: what the job's records of the workload add up to.
 struct WorkloadTotals {
   int64_t trials = 0;       // records
-  double best_seconds = 0;  // fastest correct; 0: none
+  double best_seconds = 0;  // fastest correct the job offers (Best); 0: none
 };
 
 // Per job: what its records add up to.
@@ -78,7 +78,7 @@ struct JobTotals {
   int64_t trials = 0;   // records of the job
   int64_t errors = 0;   // of which not correct
   std::map<std::string, WorkloadTotals> by_workload;  // by workload key
-  std::optional<Record> best;  // fastest correct one
+  std::optional<Record> best;  // fastest correct one the job offers (Best)
 };
 
 // A worker's result on its way to the store: a new record, or a re-timing
@@ -186,7 +186,9 @@ class RecordStore {
 
   // ---- Reads ------------------------------------------------------------------
   // The fastest correct record for the workload on the device ("" = any
-  // device): one indexed query.
+  // device) among those their jobs offer: of a job that ran a final
+  // comparison of the workload, only the records its latest comparison
+  // timed (server/core/retiming.h). One indexed query.
   virtual absl::StatusOr<std::optional<Record>> Best(const std::string& workload_key,
                                                          const std::string& device_key) = 0;
   virtual absl::StatusOr<std::vector<Record>> Query(const RecordFilter& filter) = 0;

@@ -115,11 +115,14 @@ Migration LearnedSearchStateMigration() {
 
 // Version 6: the final comparison of a job's leaders (server/core/
 // retiming.h) stamps each record it timed; existing records were never
-// compared.
+// compared. A job that compared a workload offers only the compared
+// records as its best: the job's latest stamp per workload is one index
+// search.
 Migration ComparisonMigration() {
   return {6,
           "final comparison stamp per record",
-          {"ALTER TABLE records ADD COLUMN compared_at_unix_ms INTEGER NOT NULL DEFAULT 0"}};
+          {"ALTER TABLE records ADD COLUMN compared_at_unix_ms INTEGER NOT NULL DEFAULT 0",
+           "CREATE INDEX records_compared ON records(job_id, workload_key, compared_at_unix_ms)"}};
 }
 
 absl::Status Refuse(const sqlite::Connection& db, const std::string& why) {

@@ -135,7 +135,6 @@ TEST_F(RetimeTest, AComparisonReplacesSessionsFromOtherMomentsAndMergesItsOwn) {
               ElementsAre(0.0016, 0.0017, 0.0015, 0.0016));
   EXPECT_DOUBLE_EQ(lucky.median_seconds, 0.0016);
   EXPECT_EQ(lucky.timings, 3);
-  EXPECT_EQ((*store_->Best("wk-a", "dev-1"))->task_id, "t-steady");
 
   // A later comparison starts over from its own sessions.
   ASSERT_TRUE(store_->AddTasks({MakeTask("r-3", "job-1")}).ok());
@@ -155,6 +154,31 @@ TEST_F(RetimeTest, AComparisonReplacesSessionsFromOtherMomentsAndMergesItsOwn) {
   EXPECT_EQ(back->compared_at_unix_ms, later.compared_at_unix_ms);
   // A record never compared says nothing about it in the export format.
   EXPECT_THAT(RecordToJsonLine(Stored("t-steady")), Not(HasSubstr("compared_at_unix_ms")));
+}
+
+// Once job-1 compared t-lucky (now 1.6 ms), it offers only that record:
+// t-steady's 1.2 ms is from another moment. A job that compared nothing
+// offers all its records.
+TEST_F(RetimeTest, AJobThatComparedOffersOnlyTheComparedAsItsBest) {
+  MeasuredResult compared = Retime({0.0016});
+  compared.compared_at_unix_ms = 1'700'000'000'000;
+  ASSERT_TRUE(store_->AddResults({compared}).ok());
+  EXPECT_EQ((*store_->Best("wk-a", "dev-1"))->task_id, "t-lucky");
+  EXPECT_EQ((*store_->Best("wk-a", ""))->task_id, "t-lucky");
+  absl::StatusOr<JobTotals> totals = store_->Totals("job-1");
+  ASSERT_TRUE(totals.ok()) << totals.status();
+  EXPECT_EQ(totals->best->task_id, "t-lucky");
+  EXPECT_DOUBLE_EQ(totals->by_workload["wk-a"].best_seconds, 0.0016);
+  EXPECT_EQ(totals->trials, 2);
+
+  ASSERT_TRUE(store_->SaveJob(MakeJob("job-2")).ok());
+  Record other = MakeRecord("t-other", "wk-a", "dev-1", 0.0014);
+  other.job_id = "job-2";
+  ASSERT_TRUE(store_->AddRecords({other}).ok());
+  EXPECT_EQ((*store_->Best("wk-a", "dev-1"))->task_id, "t-other");
+  // Another workload of job-1, never compared: all its records count.
+  ASSERT_TRUE(store_->AddRecords({MakeRecord("t-b", "wk-b", "dev-1", 0.002)}).ok());
+  EXPECT_EQ((*store_->Best("wk-b", "dev-1"))->task_id, "t-b");
 }
 
 TEST_F(RetimeTest, AnOrdinaryReTimingKeepsTheComparisonStamp) {

@@ -286,15 +286,21 @@ TEST(SchemaTest, BestIsOneIndexSearchWithoutSort) {
                                    0.001 * (1 + i % 11), i % 5 == 0 ? "timeout" : "none"));
     ASSERT_TRUE(store->AddRecords(records).ok());
   }
+  // Each entry in median order, then its job's latest comparison stamp
+  // (one search of records_compared).
   const std::vector<std::string> per_device = Plan(path, BestSql(false));
-  ASSERT_EQ(per_device.size(), 1u) << absl::StrJoin(per_device, "\n");
-  EXPECT_THAT(per_device[0], HasSubstr("SEARCH records USING INDEX records_best (workload_key=? AND device_key=?)"));
+  ASSERT_EQ(per_device.size(), 3u) << absl::StrJoin(per_device, "\n");
+  EXPECT_THAT(per_device[0], HasSubstr("SEARCH r USING INDEX records_best (workload_key=? AND device_key=?)"));
   const std::vector<std::string> any_device = Plan(path, BestSql(true));
-  ASSERT_EQ(any_device.size(), 1u) << absl::StrJoin(any_device, "\n");
-  EXPECT_THAT(any_device[0], HasSubstr("SEARCH records USING INDEX records_best_any (workload_key=?)"));
-  for (const std::string& line : {per_device[0], any_device[0]}) {
-    EXPECT_THAT(line, Not(HasSubstr("SCAN")));
-    EXPECT_THAT(line, Not(HasSubstr("TEMP B-TREE")));
+  ASSERT_EQ(any_device.size(), 3u) << absl::StrJoin(any_device, "\n");
+  EXPECT_THAT(any_device[0], HasSubstr("SEARCH r USING INDEX records_best_any (workload_key=?)"));
+  for (const std::vector<std::string>* plan : {&per_device, &any_device}) {
+    EXPECT_THAT((*plan)[1], HasSubstr("CORRELATED SCALAR SUBQUERY"));
+    EXPECT_THAT((*plan)[2], HasSubstr("SEARCH c USING COVERING INDEX records_compared (job_id=? AND workload_key=?)"));
+    for (const std::string& line : *plan) {
+      EXPECT_THAT(line, Not(HasSubstr("SCAN")));
+      EXPECT_THAT(line, Not(HasSubstr("TEMP B-TREE")));
+    }
   }
 }
 
