@@ -101,7 +101,10 @@ PlannedRound JobSearch::Next(JobRuntime* rt, std::vector<std::vector<search::Mea
   }
   round.cost.learn_seconds = absl::ToDoubleSeconds(absl::Now() - t);
   if (learned) (void)cost_models_->Save(rt->job.spec.device_key);  // a restart retrains from records
-  round.tasks = RetimeTasks(rt);
+  // Once the comparison is issued, the other records' medians decide
+  // nothing: re-timing them (the comparison's leaders now slower than a
+  // few timed once) cost a 1,000-trial matmul tuning ~25 re-timings.
+  if (!rt->compared) round.tasks = RetimeTasks(rt);
   round.retimes = round.tasks.size();
   t = absl::Now();
   if (want > 0)

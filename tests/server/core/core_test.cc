@@ -452,6 +452,10 @@ TEST_F(CoreTest, TheFinalComparisonCrownsTheFastestAtOneMoment) {
   for (const MeasureTask& t : round) EXPECT_EQ(t.behind.slow_above_s, 0);  // timed in full
 
   const int64_t stamp = rounds.begin()->first;
+  // The job's last tasks: nothing is re-timed after the comparison.
+  auto first_compared = std::find_if(leased.begin(), leased.end(),
+                                     [](const MeasureTask& t) { return t.compared_at_unix_ms != 0; });
+  for (auto t = first_compared; t != leased.end(); ++t) EXPECT_EQ(t->compared_at_unix_ms, stamp) << t->task_id;
   std::vector<Record> records = Records(job->id);
   const Record* best = nullptr;
   for (const Record& r : records) {
