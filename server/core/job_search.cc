@@ -125,17 +125,23 @@ std::vector<TaskRow> JobSearch::RetimeTasks(JobRuntime* rt) {
         *store_, rt->job.id, rt->workloads[w].dag->workload_key(), top, rt->retime_issued);
     if (!records.ok()) continue;  // re-timing is a refinement: the job goes on
     for (const Record& r : *records) {
-      absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json);
-      if (!s.ok()) continue;
-      TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
-      row.task.retime_of = r.task_id;  // not a trial: it explores nothing
-      row.task.behind = {};  // a leader: timed in full
-      row.task.build_deadline_s = 0;  // and built whatever it takes
+      std::optional<TaskRow> row = RetimeTask(rt, static_cast<int>(w), r);
+      if (!row) continue;
       rt->retime_issued.insert(r.task_id);
-      tasks.push_back(std::move(row));
+      tasks.push_back(*std::move(row));
     }
   }
   return tasks;
+}
+
+std::optional<TaskRow> JobSearch::RetimeTask(JobRuntime* rt, int w, const Record& record) {
+  absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(record.schedule_json);
+  if (!s.ok()) return std::nullopt;
+  TaskRow row = MakeTask(rt, w, s->steps);
+  row.task.retime_of = record.task_id;  // not a trial: it explores nothing
+  row.task.behind = {};                 // a leader: timed in full
+  row.task.build_deadline_s = 0;        // and built whatever it takes
+  return row;
 }
 
 std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt) {
@@ -150,14 +156,10 @@ std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt) {
     if (!records.ok()) continue;  // a refinement: the job still ends
     std::vector<TaskRow> pass;
     for (const Record& r : *records) {
-      absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json);
-      if (!s.ok()) continue;
-      TaskRow row = MakeTask(rt, static_cast<int>(w), s->steps);
-      row.task.retime_of = r.task_id;
-      row.task.compared_at_unix_ms = stamp;
-      row.task.behind = {};
-      row.task.build_deadline_s = 0;
-      pass.push_back(std::move(row));
+      std::optional<TaskRow> row = RetimeTask(rt, static_cast<int>(w), r);
+      if (!row) continue;
+      row->task.compared_at_unix_ms = stamp;
+      pass.push_back(*std::move(row));
     }
     if (pass.size() < 2) continue;
     // Timed in task order: forwards, then backwards (fresh task ids).

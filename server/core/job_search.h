@@ -5,6 +5,7 @@
 // outside the job manager's lock: learning and proposing take seconds.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ class JobSearch {
  private:
   // Re-timings of the job's fastest programs timed once (reads the store).
   std::vector<TaskRow> RetimeTasks(JobRuntime* rt);
+  // A task timing `record`'s program again, in full; none when its
+  // schedule no longer parses.
+  std::optional<TaskRow> RetimeTask(JobRuntime* rt, int w, const Record& record);
   // The final comparison (retiming.h), once per job.
   std::vector<TaskRow> ComparisonTasks(JobRuntime* rt);
   // `cost` counts the programs the policies' cost models scored.

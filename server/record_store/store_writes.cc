@@ -39,8 +39,8 @@ double MedianOf(std::vector<double> values) {
 // machine, are dropped. A re-timing is applied once: without its pending
 // task row it is a duplicate. Returns the updated record's id, 0 when
 // nothing changed, -1 for a duplicate.
-absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const Record& retime,
-                                    const MeasuredResult& result) {
+absl::StatusOr<int64_t> ApplyRetime(sqlite::Connection& db, const MeasuredResult& result) {
+  const Record& retime = result.record;
   const std::string& retime_of = result.retime_of;
   absl::StatusOr<sqlite::Statement> pending = db.Prepare("DELETE FROM tasks WHERE task_id = ?1");
   if (!pending.ok()) return pending.status();
@@ -169,7 +169,7 @@ absl::Status InsertRecords(sqlite::Connection& db, const std::vector<MeasuredRes
   for (size_t i = 0; i < results.size(); ++i) {
     const Record& record = results[i].record;
     if (results[i].is_retime()) {
-      absl::StatusOr<int64_t> updated = ApplyRetime(db, record, results[i]);
+      absl::StatusOr<int64_t> updated = ApplyRetime(db, results[i]);
       if (!updated.ok()) return updated.status();
       ++(*updated >= 0 ? outcome->updated : outcome->duplicate);
       outcome->ids.push_back(std::max<int64_t>(*updated, 0));
