@@ -47,6 +47,25 @@ std::vector<std::string> DeviceQueues::Pop(const std::string& device_key, int n)
   return out;
 }
 
+std::vector<std::string> DeviceQueues::PopJobWhile(const std::string& device_key, const std::string& job_id,
+                                                   const std::function<bool(const std::string&)>& take) {
+  std::vector<std::string> out;
+  auto it = queues_.find(device_key);
+  if (it == queues_.end()) return out;
+  Queue& q = it->second;
+  auto tasks = q.by_job.find(job_id);
+  if (tasks == q.by_job.end()) return out;
+  while (!tasks->second.empty() && take(tasks->second.front())) {
+    out.push_back(tasks->second.front());
+    tasks->second.pop_front();
+  }
+  if (tasks->second.empty()) {
+    q.by_job.erase(tasks);
+    q.turn.erase(std::remove(q.turn.begin(), q.turn.end(), job_id), q.turn.end());
+  }
+  return out;
+}
+
 std::vector<std::string> DeviceQueues::DropJob(const std::string& job_id) {
   std::vector<std::string> dropped;
   for (auto& [key, q] : queues_) {

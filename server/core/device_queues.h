@@ -3,6 +3,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@ class DeviceQueues {
   void PushFront(const std::string& device_key, const std::string& job_id, const std::string& task_id);
   // Up to n task ids for the device key, taking one job at a time in turn.
   std::vector<std::string> Pop(const std::string& device_key, int n);
+  // Pops the job's queued ids from the front of its queue while `take(id)`
+  // holds, whoever's turn it is.
+  std::vector<std::string> PopJobWhile(const std::string& device_key, const std::string& job_id,
+                                       const std::function<bool(const std::string&)>& take);
   // Removes every queued task of the job; returns their ids.
   std::vector<std::string> DropJob(const std::string& job_id);
   bool Empty(const std::string& device_key) const;

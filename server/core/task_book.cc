@@ -65,17 +65,36 @@ std::optional<LeaseGrant> TaskBook::Lease(const std::string& worker_id, const st
   std::set<std::string> picked;
   // A queued id may be stale (reported by a worker whose lease had expired
   // after the task went back to the queue) or queued twice.
-  for (const std::string& id : queues_.Pop(device_key, n))
-    if (auto t = tasks_.find(id); t != tasks_.end() && t->second.lease_id.empty() && picked.insert(id).second)
-      ids.push_back(id);
+  auto queued = [&](const std::string& id) -> const TaskEntry* {
+    auto t = tasks_.find(id);
+    return t != tasks_.end() && t->second.lease_id.empty() ? &t->second : nullptr;
+  };
+  auto pick = [&](const std::string& id) {
+    if (queued(id) && picked.insert(id).second) ids.push_back(id);
+  };
+  for (const std::string& id : queues_.Pop(device_key, n)) pick(id);
+  // A final comparison's tasks of one workload are compared by their
+  // medians, so they are timed in one lease, on one worker at one moment:
+  // the lease takes the rest of such a group, past n.
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const TaskRow& group = tasks_.at(ids[i]).row;  // map entries stay put
+    if (group.task.compared_at_unix_ms == 0) continue;
+    for (const std::string& id : queues_.PopJobWhile(device_key, group.job_id, [&](const std::string& next) {
+           const TaskEntry* t = queued(next);
+           return !t || (t->row.workload_key == group.workload_key &&
+                         t->row.task.compared_at_unix_ms == group.task.compared_at_unix_ms);
+         }))
+      pick(id);
+  }
   if (ids.empty()) return std::nullopt;
   LeaseGrant grant;
   grant.lease_id = absl::StrCat("l", ++lease_counter_);
-  LeaseEntry lease{worker_id, {}, 0};
+  LeaseEntry lease{worker_id, {}, 0, {}};
   for (const std::string& id : ids) {
     TaskEntry& t = tasks_.at(id);
     t.lease_id = grant.lease_id;
     lease.task_ids.insert(id);
+    lease.order.push_back(id);
     grant.tasks.push_back(t.row.task);
   }
   grant.deadline_unix_ms = now_ms + LeaseBudgetMs(grant.tasks, lease_slack_ms_);
@@ -108,7 +127,10 @@ int TaskBook::ReturnLease(const std::string& lease_id, bool count_attempt, std::
   auto l = leases_.find(lease_id);
   if (l == leases_.end()) return 0;
   int returned = 0;
-  for (const std::string& id : l->second.task_ids) {
+  // Last first, so that the queue's front holds them in their lease's order.
+  for (auto it = l->second.order.rbegin(); it != l->second.order.rend(); ++it) {
+    const std::string& id = *it;
+    if (!l->second.task_ids.count(id)) continue;  // finished
     auto t = tasks_.find(id);
     if (t == tasks_.end()) continue;
     t->second.lease_id.clear();

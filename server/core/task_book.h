@@ -25,8 +25,9 @@ struct TaskEntry {
 
 struct LeaseEntry {
   std::string worker_id;
-  std::set<std::string> task_ids;
+  std::set<std::string> task_ids;  // its unfinished tasks
   int64_t deadline_ms = 0;
+  std::vector<std::string> order;  // all its tasks, in the order leased
 };
 
 // A task whose every lease ended without a result.
@@ -55,7 +56,8 @@ class TaskBook {
   // Queued ids (stale ones included): what a fair share divides.
   size_t Queued(const std::string& device_key) const { return queues_.Size(device_key); }
 
-  // Leases up to n queued tasks of the key to the worker; nullopt when none.
+  // Leases up to n queued tasks of the key to the worker (and the rest of a
+  // final comparison's group begun among them); nullopt when none.
   std::optional<LeaseGrant> Lease(const std::string& worker_id, const std::string& device_key, int n,
                                   int64_t now_ms);
   const TaskEntry* Find(const std::string& task_id) const;

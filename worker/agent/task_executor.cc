@@ -165,6 +165,7 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
   std::vector<size_t> to_time;     // every task not settled
   std::vector<size_t> candidates;  // those to build
   std::vector<std::string> workload_keys(prepared.size());  // by task, hashed once
+  std::vector<std::string> kernel_keys(prepared.size());    // by re-timing task, hashed once
   // A final comparison times each leader twice in one lease: one build.
   absl::flat_hash_map<std::string, size_t> retime_builds;  // kernel key -> its position in candidates
   std::vector<std::pair<size_t, size_t>> same_builds;       // (task, position in candidates)
@@ -173,7 +174,7 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
     if (p.settled) continue;
     to_time.push_back(i);
     const std::string& key = workload_keys[i] = p.workload->dag->workload_key();
-    const std::string kernel_key = p.retime ? BuiltKernelCache::KeyOf(key, p.steps) : std::string();
+    const std::string& kernel_key = kernel_keys[i] = p.retime ? BuiltKernelCache::KeyOf(key, p.steps) : "";
     auto built = p.retime ? built_candidates_.Find(kernel_key) : nullptr;
     auto same = p.retime && !built ? retime_builds.find(kernel_key) : retime_builds.end();
     if (built) {
@@ -210,9 +211,11 @@ void TaskExecutor::BuildAll(std::vector<Prepared>& prepared, const std::function
     references_[key] = kernel;
   }
   for (size_t c = 0; c < candidates.size(); ++c) {
-    Prepared& p = prepared[candidates[c]];
+    const size_t i = candidates[c];
+    Prepared& p = prepared[i];
     p.candidate = std::move(built[num_references + static_cast<int>(c)]);
-    built_candidates_.Add(BuiltKernelCache::KeyOf(workload_keys[candidates[c]], p.steps), p.candidate);
+    built_candidates_.Add(p.retime ? kernel_keys[i] : BuiltKernelCache::KeyOf(workload_keys[i], p.steps),
+                          p.candidate);
   }
   for (auto [task, position] : same_builds) {
     prepared[task].candidate = prepared[candidates[position]].candidate;

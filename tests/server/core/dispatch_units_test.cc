@@ -1,8 +1,10 @@
 // The dispatcher's parts on their own: the task book (held tasks after a
-// restart, leases, lost tasks, lease budgets) and the worker table (silent
-// workers, lost ones aging out of the list).
+// restart, leases, lost tasks, lease budgets, a final comparison leased
+// whole) and the worker table (silent workers, lost ones aging out of the
+// list).
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "server/core/service_constants.h"
 #include "server/core/task_book.h"
 #include "server/core/worker_table.h"
@@ -50,6 +52,69 @@ TEST(TaskBookTest, ALeaseOutOfAttemptsGivesItsTaskUpAsLost) {
   EXPECT_EQ(lost[0].task.row.task_id, "t0");
   EXPECT_EQ(lost[0].worker_id, "w2");
   EXPECT_EQ(lost[0].task.attempts, 2);
+}
+
+// One workload's final comparison: forwards then backwards, stamped alike.
+std::vector<TaskRow> Comparison(const std::string& job, const std::string& workload, int64_t stamp,
+                                int first_seq) {
+  std::vector<TaskRow> rows;
+  for (int i = 0; i < 6; ++i) {
+    TaskRow row = Row(absl::StrCat(job, "-t", first_seq + i), job);
+    row.workload_key = workload;
+    row.task.compared_at_unix_ms = stamp;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<std::string> Ids(const LeaseGrant& lease) {
+  std::vector<std::string> ids;
+  for (const MeasureTask& t : lease.tasks) ids.push_back(t.task_id);
+  return ids;
+}
+
+// Its medians are compared with each other: split over two leases (two
+// workers, or one worker minutes apart) they would mix two moments.
+TEST(TaskBookTest, AFinalComparisonOfOneWorkloadIsLeasedWholePastTheTaskLimit) {
+  TaskBook book(3, 1000);
+  std::vector<TaskRow> rows = Comparison("job-1", "wk-a", 7, 8);  // job-1-t8 .. t13
+  for (TaskRow& row : Comparison("job-1", "wk-b", 7, 14)) rows.push_back(row);
+  rows.push_back(Row("job-1-t20"));  // an ordinary task queued behind them
+  book.Add(rows);
+  std::optional<LeaseGrant> first = book.Lease("w1", "dev", 3, 0);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(Ids(*first), (std::vector<std::string>{"job-1-t8", "job-1-t9", "job-1-t10", "job-1-t11",
+                                                   "job-1-t12", "job-1-t13"}));
+  std::optional<LeaseGrant> second = book.Lease("w2", "dev", 2, 0);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->tasks.size(), 6u);  // wk-b's group, and not the task behind it
+  EXPECT_EQ(second->tasks.back().task_id, "job-1-t19");
+  // A lost lease goes back whole and in its order (the ids sort otherwise):
+  // the next lease times it forwards then backwards again.
+  book.Finish("job-1-t8");
+  EXPECT_EQ(book.ReturnLease(first->lease_id, true, nullptr), 5);
+  std::optional<LeaseGrant> again = book.Lease("w2", "dev", 1, 0);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(Ids(*again),
+            (std::vector<std::string>{"job-1-t9", "job-1-t10", "job-1-t11", "job-1-t12", "job-1-t13"}));
+  std::optional<LeaseGrant> last = book.Lease("w1", "dev", 8, 0);
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(Ids(*last), (std::vector<std::string>{"job-1-t20"}));
+}
+
+TEST(TaskBookTest, ComparisonsOfTwoJobsAreEachLeasedWhole) {
+  TaskBook book(3, 1000);
+  std::vector<TaskRow> rows = Comparison("job-1", "wk", 7, 1);
+  for (TaskRow& row : Comparison("job-2", "wk", 9, 1)) rows.push_back(row);
+  book.Add(rows);
+  std::optional<LeaseGrant> lease = book.Lease("w1", "dev", 1, 0);
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_EQ(lease->tasks.size(), 6u);
+  for (const MeasureTask& t : lease->tasks) EXPECT_EQ(t.compared_at_unix_ms, 7);
+  lease = book.Lease("w1", "dev", 2, 0);
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_EQ(lease->tasks.size(), 6u);
+  for (const MeasureTask& t : lease->tasks) EXPECT_EQ(t.compared_at_unix_ms, 9);
 }
 
 TEST(TaskBookTest, LeaseBudgetGrowsWithEachTasksTimeout) {
