@@ -43,6 +43,25 @@ inline constexpr double kProbeBehindFactor = 1.02;
 // that noise put behind is timed again.
 inline constexpr double kContendBehindFactor = 1.01;
 
+// A candidate whose checked run is still going at kStopBehindFactor times
+// the best is stopped there and recorded as a timeout (the search learns it
+// as a failure), where that time is at least kWatchedStopS: the runner then
+// measures it in a watched child (watched_child.h), because a fork and the
+// child's thread pool cost 3-8 ms. Not at kSlowCandidateFactor: stopped at
+// 3x, every candidate of a 1,000-trial matmul tuning after its lucky first
+// one was stopped (a first round's random programs run 4-400x the best),
+// and with no times to learn from the search never left its first round.
+// Below 10x they keep their one time to learn from.
+inline constexpr double kStopBehindFactor = 10;
+inline constexpr double kWatchedStopS = 0.05;
+
+// When a candidate behind a best of slow_above_s / kSlowCandidateFactor is
+// stopped (0: never); the runner gets the best as `slow_above_s`.
+inline double StopAfterSeconds(double slow_above_s) {
+  const double stop_s = slow_above_s / kSlowCandidateFactor * kStopBehindFactor;
+  return stop_s >= kWatchedStopS ? stop_s : 0;
+}
+
 // The limits behind a best of `best_seconds` per run (none when it is not
 // positive).
 inline BehindBest BehindBestOf(double best_seconds) {

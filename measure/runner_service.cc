@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <new>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "measure/measure_proto.h"
 #include "measure/protocol.h"
 #include "measure/timing.h"
+#include "measure/watched_child.h"
 #include "measure/workload_buffers.h"
 
 namespace tuneforge::measure {
@@ -126,11 +128,23 @@ class RunnerService {
       return MeasureResult::Failure(absl::IsResourceExhausted(packed.status()) ? MeasureErrorKind::kOutOfMemory
                                                                                : MeasureErrorKind::kRunnerError,
                                     std::string(packed.status().message()));
-    auto start = std::chrono::steady_clock::now();
-    MeasureResult reply = Check(**kernel, w, *packed);
+    const double stop_s = StopAfterSeconds(spec.behind.slow_above_s);
+    if (stop_s <= 0) return CheckAndTime(**kernel, w, *packed, spec, {});
+    // Far behind the best it is stopped: measured in a child.
+    if (spec.options.flush_cache && !flusher_) flusher_ = std::make_unique<CacheFlusher>();  // made once, here
+    return MeasureInWatchedChild(stop_s, [&](const CheckedRunHooks& hooks) {
+      return CheckAndTime(**kernel, w, *packed, spec, hooks);
+    });
+  }
+
+  // The checked run, then the timing.
+  MeasureResult CheckAndTime(const codegen::LoadedKernel& kernel, WorkloadBuffers& w,
+                             codegen::PackedConstants& packed, const RunSpec& spec,
+                             const CheckedRunHooks& hooks) {
+    double check_s = 0;
+    MeasureResult reply = Check(kernel, w, packed, hooks, &check_s);
     if (reply.error_kind != MeasureErrorKind::kNone) return reply;
-    double check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    Time(**kernel, w, *packed, spec, check_s, reply);
+    Time(kernel, w, packed, spec, check_s, reply);
     return reply;
   }
 
@@ -247,12 +261,18 @@ class RunnerService {
     return true;
   }
 
-  // One run on poisoned outputs, then every output against the reference.
-  MeasureResult Check(const codegen::LoadedKernel& kernel, WorkloadBuffers& w,
-                      codegen::PackedConstants& packed) {
+  // One run on poisoned outputs (its time, the kernel's alone, in run_s),
+  // then every output against the reference.
+  MeasureResult Check(const codegen::LoadedKernel& kernel, WorkloadBuffers& w, codegen::PackedConstants& packed,
+                      const CheckedRunHooks& hooks, double* run_s) {
     w.PoisonOutputs();
     std::vector<void*> args = packed.Append(w.CandidateArgs());
-    if (int32_t code = kernel(args.data()); code != 0)
+    if (hooks.started) hooks.started();
+    const auto start = std::chrono::steady_clock::now();
+    const int32_t returned = kernel(args.data());
+    *run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (hooks.ran) hooks.ran();
+    if (int32_t code = returned; code != 0)
       return MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
                   absl::StrCat("the kernel returned ", code,
                                ": a temporary allocation failed under the memory limit"));

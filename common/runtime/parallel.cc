@@ -37,9 +37,14 @@ struct Job {
 // as OpenMP runtimes do (their block time).
 class ThreadPool {
  public:
-  static ThreadPool& Get() {
-    static ThreadPool* pool = new ThreadPool();  // never destroyed: kernels may run at exit
-    return *pool;
+  static ThreadPool& Get() { return *Instance(); }
+
+  // A forked child has only the thread that forked: the pool's threads did
+  // not come along, and its locks are in whatever state they were. The
+  // child gets a new pool of the same size; the old one is abandoned.
+  static void ReplaceAfterFork() {
+    const int n = Instance()->num_threads_.load();
+    Instance() = new ThreadPool(n);
   }
 
   void SetNumThreads(int n) {
@@ -84,9 +89,18 @@ class ThreadPool {
   }
 
  private:
-  ThreadPool() {
+  static ThreadPool*& Instance() {
+    static ThreadPool* pool = new ThreadPool(DefaultThreads());  // never destroyed: kernels may run at exit
+    return pool;
+  }
+
+  static int DefaultThreads() {
     int n = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
     if (const char* env = std::getenv("TUNEFORGE_NUM_THREADS")) n = std::atoi(env);
+    return n;
+  }
+
+  explicit ThreadPool(int n) {
     num_threads_.store(std::max(1, n));
     StartWorkers();
   }
@@ -153,7 +167,9 @@ class ThreadPool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       seen = generation_;  // a new worker does not join a loop already running
+      ++started_;
     }
+    started_cv_.notify_all();
     for (;;) {
       SpinWhile([&] { return generation_.load(std::memory_order_acquire) == seen && !stopping_.load(); });
       Job job;
@@ -175,10 +191,20 @@ class ThreadPool {
     }
   }
 
+  // Returns once every worker waits for loops: one started later would sit
+  // out the next loop (it joins only loops begun after it started), which a
+  // forked child's first kernel run would then run on fewer threads.
   void StartWorkers() {
-    stop_ = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = false;
+      started_ = 0;
+    }
     stopping_.store(false);
-    for (int i = 1; i < num_threads_.load(); ++i) workers_.emplace_back([this] { WorkerLoop(); });
+    const int workers = num_threads_.load() - 1;
+    for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+    std::unique_lock<std::mutex> lock(mu_);
+    started_cv_.wait(lock, [&] { return started_ == workers; });
   }
   void StopWorkers() {
     {
@@ -193,7 +219,8 @@ class ThreadPool {
 
   std::mutex run_mu_;  // held for a whole parallel loop
   std::mutex mu_;      // guards the fields below that are not atomic
-  std::condition_variable cv_, done_cv_;
+  std::condition_variable cv_, done_cv_, started_cv_;
+  int started_ = 0;  // workers of this start that wait for loops
   std::vector<std::thread> workers_;
   std::atomic<int> num_threads_{1};
   bool stop_ = false;
@@ -215,6 +242,7 @@ thread_local bool ThreadPool::in_task_ = false;
 void SetNumThreads(int n) { ThreadPool::Get().SetNumThreads(n); }
 int NumThreads() { return ThreadPool::Get().num_threads(); }
 int ThreadsUsedByLastParallelFor() { return ThreadPool::Get().last_participants(); }
+void RestartAfterFork() { ThreadPool::ReplaceAfterFork(); }
 
 }  // namespace tuneforge::runtime
 

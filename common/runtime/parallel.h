@@ -26,5 +26,9 @@ int NumThreads();
 // parallel loop that used the pool: shows whether a kernel really ran in
 // parallel. 0 before the first such loop.
 int ThreadsUsedByLastParallelFor();
+// In a child just forked from a process that ran parallel loops (and before
+// it runs one): a new pool of as many threads. Only the forking thread lives
+// in the child, so the parent's pool cannot run its loops.
+void RestartAfterFork();
 
 }  // namespace tuneforge::runtime

@@ -1,5 +1,11 @@
 // Parallel loops: outlined tasks on the runtime thread pool, with captured
-// variables and buffers, nested parallelism and per-thread temporaries.
+// variables and buffers, nested parallelism and per-thread temporaries; the
+// pool in a forked child.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -116,6 +122,38 @@ TEST_F(ParallelTest, EachThreadGetsItsOwnStackTemporary) {
   absl::StatusOr<int32_t> rc = RunKernel(f, {out.data()});
   ASSERT_TRUE(rc.ok()) << rc.status();
   for (int64_t i = 0; i < kIters; ++i) EXPECT_NEAR(out[i], i * 200 * kLen * 0.0001f, 0.01f * (i + 1)) << i;
+}
+
+// Both chunks of the loop wait for each other: the loop ends in time only
+// when two threads run it. A forked child's pool (the runner measures
+// candidates far behind the best in one) must have its threads again.
+int32_t MeetTheOtherChunk(int64_t, int64_t, void* closure) {
+  auto* arrived = static_cast<std::atomic<int>*>(closure);
+  arrived->fetch_add(1);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (arrived->load() < 2)
+    if (std::chrono::steady_clock::now() > until) return 1;
+  return 0;
+}
+
+TEST_F(ParallelTest, AForkedChildRunsParallelLoopsOnItsOwnPool) {
+  runtime::SetNumThreads(2);
+  std::atomic<int> arrived{0};
+  ASSERT_EQ(tuneforge_parallel_for(2, MeetTheOtherChunk, &arrived), 0);  // the parent's pool is started
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    runtime::RestartAfterFork();
+    std::atomic<int> met{0};
+    const int32_t result = tuneforge_parallel_for(2, MeetTheOtherChunk, &met);
+    _exit(result == 0 && runtime::NumThreads() == 2 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's loop ran on one thread";
+  arrived = 0;
+  EXPECT_EQ(tuneforge_parallel_for(2, MeetTheOtherChunk, &arrived), 0);  // the parent's pool still works
 }
 
 }  // namespace

@@ -100,6 +100,43 @@ TEST_F(RunnerIsolationTest, EndlessLoopTimesOutAndTheRunnerIsReplaced) {
   EXPECT_EQ(m->runner_starts(), 2);
 }
 
+// Behind a best of 17 ms (a cut-off of 50 ms), a candidate is measured in a
+// forked child: one still running at 10x the best is stopped there, long
+// before its deadline, and the runner, its buffers and its reference stay.
+TEST_F(RunnerIsolationTest, ACandidatePastTheCutOffIsStoppedThereAndTheRunnerStays) {
+  MeasureOptions options;
+  options.timeout_s = 60;
+  auto m = MakeUntimedMeasurer(options);
+  ASSERT_NE(m, nullptr);
+  auto start = std::chrono::steady_clock::now();
+  auto results = m->MeasureBuilt(*w_.dag(), reference_, {w_.Build(w_.Endless()), w_.Build(w_.Correct())},
+                                 {.slow_above_s = 0.05});
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].error_kind, MeasureErrorKind::kTimeout);
+  EXPECT_THAT(results[0].error, HasSubstr("the time at which candidates far behind the best so far are stopped"));
+  EXPECT_EQ(results[0].median_seconds, 0);
+  ExpectMeasured(results[1]);  // in time: checked and timed in the child
+  EXPECT_EQ(results[1].repeat_seconds.size(), 3u);
+  EXPECT_LT(elapsed, 10);
+  EXPECT_EQ(m->runner_starts(), 1);
+}
+
+TEST_F(RunnerIsolationTest, AWatchedCandidateThatCrashesOrIsWrongIsNamedAndTheRunnerStays) {
+  auto m = MakeUntimedMeasurer();
+  ASSERT_NE(m, nullptr);
+  auto results = m->MeasureBuilt(*w_.dag(), reference_,
+                                 {w_.Build(w_.Segfault()), w_.Build(w_.Zeros()), w_.Build(w_.Correct())},
+                                 {.slow_above_s = 0.05});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].error_kind, MeasureErrorKind::kRuntimeCrash);
+  EXPECT_THAT(results[0].error, HasSubstr("the kernel crashed with SIGSEGV"));
+  EXPECT_EQ(results[1].error_kind, MeasureErrorKind::kWrongAnswer);
+  EXPECT_THAT(results[1].error, HasSubstr("output 'B'"));
+  ExpectMeasured(results[2]);
+  EXPECT_EQ(m->runner_starts(), 1);
+}
+
 TEST_F(RunnerIsolationTest, FailedAllocationIsOutOfMemory) {
   MeasureOptions options;
   options.memory_limit_mb = 4096;
