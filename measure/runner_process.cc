@@ -3,22 +3,16 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <new>
+
 #include "absl/strings/str_cat.h"
 #include "measure/measure_proto.h"
 
 namespace tuneforge::measure {
 
-MeasureResult RunnerProcess::ChildDied(bool started, bool in_reference) {
-  int status = child_.Stop();
-  const char* what = in_reference ? "the reference (unscheduled) kernel" : "the kernel";
-  if (!started)  // no kernel ran yet: the runner itself failed
-    return MeasureResult::Failure(
-        MeasureErrorKind::kRunnerError,
-        absl::StrCat("the runner died before running a kernel (",
-                     DescribeExit(status),
-                     "); it will be restarted"));
-  if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
+MeasureResult DiedWhileRunning(int wait_status, const char* what) {
+  if (WIFSIGNALED(wait_status)) {
+    int sig = WTERMSIG(wait_status);
     // We only send SIGKILL on a deadline, which is handled before; a SIGKILL
     // from elsewhere is the kernel's out-of-memory killer.
     if (sig == SIGKILL)
@@ -30,7 +24,25 @@ MeasureResult RunnerProcess::ChildDied(bool started, bool in_reference) {
   }
   return MeasureResult::Failure(MeasureErrorKind::kRunnerError,
               absl::StrCat("the runner exited with status ",
-                           WIFEXITED(status) ? WEXITSTATUS(status) : -1, " while running ", what));
+                           WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1, " while running ", what));
+}
+
+MeasureResult MeasureFailedWith(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
+                                  "the runner ran out of memory; use smaller shapes or raise the memory limit");
+  return MeasureResult::Failure(MeasureErrorKind::kRunnerError, absl::StrCat("runner failure: ", e.what()));
+}
+
+MeasureResult RunnerProcess::ChildDied(bool started, bool in_reference) {
+  int status = child_.Stop();
+  if (!started)  // no kernel ran yet: the runner itself failed
+    return MeasureResult::Failure(
+        MeasureErrorKind::kRunnerError,
+        absl::StrCat("the runner died before running a kernel (",
+                     DescribeExit(status),
+                     "); it will be restarted"));
+  return DiedWhileRunning(status, in_reference ? "the reference (unscheduled) kernel" : "the kernel");
 }
 
 MeasureResult RunnerProcess::Run(const runner::RunRequest& request, double timeout_s,

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <exception>
 #include <string>
 
 #include "measure/child_process.h"
@@ -16,6 +17,15 @@
 namespace tuneforge::measure {
 
 using RunnerConfig = ChildConfig;
+
+// The result for a process that ended (`wait_status`) while running `what`
+// ("the kernel", ...): a crash by its signal, SIGKILL as the out-of-memory
+// killer's (deadlines are handled before), an exit as a runner error. A
+// runner and a runner's watched child (watched_child.h) name it alike.
+MeasureResult DiedWhileRunning(int wait_status, const char* what);
+// The result for an exception thrown while measuring: out of memory for
+// std::bad_alloc, else a runner error with its message.
+MeasureResult MeasureFailedWith(const std::exception& e);
 
 class RunnerProcess {
  public:

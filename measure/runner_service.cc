@@ -19,6 +19,7 @@
 #include "measure/gpu_runner.h"
 #include "measure/measure_proto.h"
 #include "measure/protocol.h"
+#include "measure/runner_process.h"
 #include "measure/timing.h"
 #include "measure/watched_child.h"
 #include "measure/workload_buffers.h"
@@ -83,11 +84,8 @@ class RunnerService {
   MeasureResult Handle(const runner::RunRequest& request) {
     try {
       return HandleUnguarded(request);
-    } catch (const std::bad_alloc&) {
-      return MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
-                  "the runner ran out of memory; use smaller shapes or raise the memory limit");
     } catch (const std::exception& e) {
-      return MeasureResult::Failure(MeasureErrorKind::kRunnerError, absl::StrCat("runner failure: ", e.what()));
+      return MeasureFailedWith(e);
     }
   }
 

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <chrono>
 #include <exception>
-#include <new>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -17,6 +16,7 @@
 #include "measure/child_process.h"
 #include "measure/measure_proto.h"
 #include "measure/protocol.h"
+#include "measure/runner_process.h"
 
 namespace tuneforge::measure {
 namespace {
@@ -39,35 +39,16 @@ absl::Status SendMark(int fd) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   runtime::RestartAfterFork();
   MeasureResult result;
-  try {
+  try {  // nothing may unwind into the runner's loop: this is its copy
     result = measure({.started = [fd] { SendMark(fd).IgnoreError(); },
                       .ran = [fd] { SendMark(fd).IgnoreError(); }});
-  } catch (const std::bad_alloc&) {
-    result = MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
-                                    "the runner ran out of memory; use smaller shapes or raise the memory limit");
   } catch (const std::exception& e) {
-    result = MeasureResult::Failure(MeasureErrorKind::kRunnerError, absl::StrCat("runner failure: ", e.what()));
+    result = MeasureFailedWith(e);
   }
   Message reply;
   *reply.mutable_run_reply() = MeasureResultToProto(result);
   WriteMessage(fd, reply).IgnoreError();
   _exit(0);  // no exit handlers: they belong to the runner
-}
-
-MeasureResult ChildDied(pid_t pid) {
-  const int status = Reap(pid);
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    if (sig == SIGKILL)
-      return MeasureResult::Failure(MeasureErrorKind::kOutOfMemory,
-                                    "the kernel was killed by SIGKILL, most likely by the system's "
-                                    "out-of-memory killer");
-    return MeasureResult::Failure(MeasureErrorKind::kRuntimeCrash,
-                                  absl::StrCat("the kernel crashed with ", SignalName(sig)));
-  }
-  return MeasureResult::Failure(MeasureErrorKind::kRunnerError,
-                                absl::StrCat("the runner's measuring child ended (", DescribeExit(status),
-                                             ") before it replied"));
 }
 
 }  // namespace
@@ -105,7 +86,8 @@ MeasureResult MeasureInWatchedChild(double stop_s,
   // Ran in time: its timing goes on.
   if (message.ok() && message->has_phase()) message = ReadMessage(fd, std::nullopt);
   close(fd);
-  if (absl::IsUnavailable(message.status())) return ChildDied(pid);  // closed without a reply
+  // Closed without a reply: it died.
+  if (absl::IsUnavailable(message.status())) return DiedWhileRunning(Reap(pid), "the kernel");
   if (!message.ok() || !message->has_run_reply()) {
     kill(pid, SIGKILL);
     Reap(pid);

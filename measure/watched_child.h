@@ -26,8 +26,8 @@ struct CheckedRunHooks {
 // started is killed and the result is a kTimeout naming `stop_s` (what
 // comes before the run, the copies on write of the outputs it poisons,
 // costs a forked child 15-20 ms for 4 MB here, and is not counted); one that
-// dies is a runtime crash (or out of memory: SIGKILL), named as
-// RunnerProcess names a runner's death. Otherwise the child's result. Where
+// dies is named as a runner's death is (DiedWhileRunning, runner_process.h).
+// Otherwise the child's result; an exception in it, MeasureFailedWith. Where
 // no child can be forked, `measure` runs here, unwatched. Call it with no
 // parallel loop running: the child restarts the runtime's thread pool.
 MeasureResult MeasureInWatchedChild(double stop_s,
