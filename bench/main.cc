@@ -274,13 +274,18 @@ int main(int argc, char** argv) {
                  "policies to tune with (with --tuning); tune flags may follow a name: "
                  "ansor:sketch-selection=learned:mutation-choice=learned");
   app.add_option("--workloads", workloads, "workloads to tune (with --tuning; default all)");
-  std::string compile_split_db;
-  int compile_split_records = 40;
-  app.add_option("--compile-split", compile_split_db,
+  CompileSplitOptions compile_split;
+  app.add_option("--compile-split", compile_split.db_path,
                  "rebuild records of a record store DB and print where their compile time went (replay + lower, "
                  "LLVM module, optimize, machine code) instead");
-  app.add_option("--compile-records", compile_split_records,
+  app.add_option("--compile-records", compile_split.records,
                  "records to rebuild with --compile-split, spread over the store (0: all; default 40)");
+  app.add_option("--compile-levels", compile_split.levels,
+                 "LLVM optimization levels to rebuild at, the first the baseline (with --compile-split; default 3)")
+      ->delimiter(',');
+  app.add_option("--compile-timed", compile_split.timed,
+                 "fastest records timed at each level when two or more are given (with --compile-split; "
+                 "default 4)");
   app.add_option("--keep-dbs", tuning_opt.keep_dbs,
                  "keep each tuning's record store as DIR/WORKLOAD-POLICY.db (with --tuning)");
   CLI11_PARSE(app, argc, argv);
@@ -296,7 +301,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::vector<int>& thread_counts = *parsed_threads;
-  if (!compile_split_db.empty()) return RunCompileSplitBench(compile_split_db, compile_split_records, opt.json);
+  if (!compile_split.db_path.empty()) {
+    compile_split.threads = thread_counts.back();
+    compile_split.json = opt.json;
+    return RunCompileSplitBench(compile_split);
+  }
   if (search_round)
     return RunSearchRoundBench(round_workload, opt.json, thread_counts.empty() ? 2 : thread_counts.back());
   if (tuning) {

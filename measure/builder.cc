@@ -31,12 +31,12 @@ constexpr int64_t kMaxLoweredStmts = 8192;
 constexpr int64_t kNaiveGpuThreads = 256;
 
 BuiltKernel Compile(const te::ComputeDag& dag, const lower::LoweredFunc& func,
-                    const codegen::Target& target) {
+                    const codegen::Target& target, const codegen::CompileOptions& options = {}) {
   absl::StatusOr<std::vector<ArgSpec>> args = KernelArgs(dag, func);
   if (!args.ok())
     return BuiltKernel::Failed(MeasureErrorKind::kLowerError, std::string(args.status().message()));
   absl::StatusOr<codegen::CompiledObject> object =
-      target.gpu ? codegen::CompileForGpu(func, *target.gpu) : codegen::CompileToObject(func, target);
+      target.gpu ? codegen::CompileForGpu(func, *target.gpu) : codegen::CompileToObject(func, target, options);
   if (!object.ok())
     return BuiltKernel::Failed(MeasureErrorKind::kCompileError, std::string(object.status().message()));
   BuiltKernel k;
@@ -84,7 +84,7 @@ BuiltKernel BuildLowered(const te::ComputeDag& dag, const lower::LoweredFunc& fu
 }
 
 BuiltKernel BuildSchedule(const te::ComputeDagPtr& dag, const std::vector<schedule::Step>& steps,
-                          const codegen::Target& target) {
+                          const codegen::Target& target, const codegen::CompileOptions& options) {
   auto start = std::chrono::steady_clock::now();
   BuiltKernel k = [&] {
     absl::StatusOr<schedule::State> state = schedule::State::Replay(dag, steps);
@@ -106,7 +106,7 @@ BuiltKernel BuildSchedule(const te::ComputeDagPtr& dag, const std::vector<schedu
                                               kMaxLoweredStmts,
                                               "): unrolling made it too large to compile; unroll smaller "
                                               "loops or lower auto_unroll_max_step"));
-    return Compile(*dag, *func, target);
+    return Compile(*dag, *func, target, options);
   }();
   k.build_ms = MillisSince(start);
   return k;

@@ -41,9 +41,10 @@ struct BuiltKernel {
 };
 
 // Errors are reported in the result: invalid_schedule (replay), lower_error,
-// compile_error.
+// compile_error. `options` (CPU targets): LLVM's optimization level; the
+// default is what workers build with.
 BuiltKernel BuildSchedule(const te::ComputeDagPtr& dag, const std::vector<schedule::Step>& steps,
-                          const codegen::Target& target);
+                          const codegen::Target& target, const codegen::CompileOptions& options = {});
 // The reference: the unscheduled program (no steps).
 inline BuiltKernel BuildReference(const te::ComputeDagPtr& dag, const codegen::Target& target) {
   return BuildSchedule(dag, {}, target);

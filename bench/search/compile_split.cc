@@ -1,16 +1,19 @@
 #include "bench/search/compile_split.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "bench/timing.h"
 #include "common/codegen/target.h"
 #include "common/schedule/schedule_json.h"
 #include "common/te/workload.h"
 #include "measure/builder.h"
+#include "measure/measurer.h"
 #include "nlohmann/json.hpp"
 #include "server/record_store/record_store.h"
 
@@ -21,15 +24,115 @@ struct Phases {
   std::vector<double> total, lower, module, optimize, machine_code;
 };
 
+// The builds at one optimization level.
+struct LevelRun {
+  int level = 3;
+  std::string name;  // "O3"
+  Phases phases;
+};
+
 double Sum(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
   return s;
 }
 
+struct Row {
+  const char* name;
+  const std::vector<double>* v;
+};
+
+std::vector<Row> PhaseRows(const Phases& p) {
+  return {{"replay + lower", &p.lower},
+          {"LLVM module", &p.module},
+          {"LLVM optimize", &p.optimize},
+          {"machine code", &p.machine_code},
+          {"total", &p.total}};
+}
+
+void AddBuild(const measure::BuiltKernel& k, Phases* p) {
+  const codegen::CompiledObject& o = k.object;
+  p->total.push_back(k.build_ms);
+  p->lower.push_back(k.build_ms - o.compile_ms);
+  p->module.push_back(o.compile_ms - o.optimize_ms - o.machine_code_ms);
+  p->optimize.push_back(o.optimize_ms);
+  p->machine_code.push_back(o.machine_code_ms);
+}
+
+// One of the store's fastest records, built at each level: the best GFLOPS
+// of its timings (0 where it failed).
+struct TimedRecord {
+  int64_t id = 0;
+  double store_gflops = 0;
+  std::vector<double> gflops;  // per level, in LevelRun order
+};
+
+// Times `record` built at each level, `rounds` times, the levels' order
+// alternating between rounds.
+TimedRecord TimeBothWays(const server::Record& record, const std::vector<LevelRun>& runs,
+                         const codegen::Target& target, measure::Measurer& measurer, int rounds) {
+  TimedRecord t{record.id, record.gflops, std::vector<double>(runs.size(), 0.0)};
+  absl::StatusOr<te::Workload> workload = te::ParseWorkload(record.workload);
+  absl::StatusOr<schedule::Schedule> sched = schedule::ParseScheduleJson(record.schedule_json);
+  if (!workload.ok() || !sched.ok()) return t;
+  std::vector<measure::BuiltKernel> built;
+  for (const LevelRun& run : runs)
+    built.push_back(measure::BuildSchedule(workload->dag, sched->steps, target, {.opt_level = run.level}));
+  const measure::BuiltKernel reference = measure::BuildReference(workload->dag, target);
+  if (!reference.ok()) return t;
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t j = 0; j < runs.size(); ++j) {
+      const size_t i = round % 2 == 0 ? j : runs.size() - 1 - j;
+      if (!built[i].ok()) continue;
+      std::vector<measure::MeasureResult> r = measurer.MeasureBuilt(*workload->dag, reference, {built[i]});
+      if (r.size() == 1 && r[0].error_kind == measure::MeasureErrorKind::kNone && r[0].median_seconds > 0)
+        t.gflops[i] = std::max(t.gflops[i], workload->dag->flops() / r[0].median_seconds / 1e9);
+    }
+  }
+  return t;
+}
+
+// The `n` fastest successful records with distinct schedules.
+std::vector<const server::Record*> Fastest(const std::vector<server::Record>& ok, int n) {
+  std::vector<const server::Record*> by_time;
+  for (const server::Record& r : ok) by_time.push_back(&r);
+  std::sort(by_time.begin(), by_time.end(), [](const server::Record* a, const server::Record* b) {
+    return a->median_seconds < b->median_seconds;
+  });
+  std::vector<const server::Record*> out;
+  absl::flat_hash_set<std::string> seen;
+  for (const server::Record* r : by_time) {
+    if (static_cast<int>(out.size()) >= n) break;
+    if (seen.insert(r->schedule_json).second) out.push_back(r);
+  }
+  return out;
+}
+
+double GeoMeanRatio(const std::vector<TimedRecord>& timed, size_t a, size_t b) {
+  double log_sum = 0;
+  int n = 0;
+  for (const TimedRecord& t : timed) {
+    if (t.gflops[a] <= 0 || t.gflops[b] <= 0) continue;
+    log_sum += std::log(t.gflops[a] / t.gflops[b]);
+    ++n;
+  }
+  return n == 0 ? 0 : std::exp(log_sum / n);
+}
+
 }  // namespace
 
-int RunCompileSplitBench(const std::string& db_path, int records, bool json) {
+int RunCompileSplitBench(const CompileSplitOptions& options) {
+  const std::string& db_path = options.db_path;
+  std::vector<LevelRun> runs;
+  for (int level : options.levels) {
+    if (level < 0 || level > 3) {
+      std::cerr << "error: optimization level " << level << " is not one of LLVM's; give 0, 1, 2 or 3 (e.g. "
+                << "--compile-levels 3,2)\n";
+      return 1;
+    }
+    runs.push_back({level, "O" + std::to_string(level), {}});
+  }
+  if (runs.empty()) runs.push_back({3, "O3", {}});
   if (!std::filesystem::exists(db_path)) {
     std::cerr << "error: no record store at " << db_path << "; give the .db file a tuning wrote (--db)\n";
     return 1;
@@ -51,7 +154,7 @@ int RunCompileSplitBench(const std::string& db_path, int records, bool json) {
     if (r.error_kind == measure::MeasureErrorKind::kNone) ok.push_back(std::move(r));
   std::sort(ok.begin(), ok.end(), [](const server::Record& a, const server::Record& b) { return a.id < b.id; });
   std::vector<const server::Record*> chosen;
-  const size_t n = records <= 0 ? ok.size() : std::min(ok.size(), static_cast<size_t>(records));
+  const size_t n = options.records <= 0 ? ok.size() : std::min(ok.size(), static_cast<size_t>(options.records));
   for (size_t i = 0; i < n; ++i) chosen.push_back(&ok[i * ok.size() / n]);
   if (chosen.empty()) {
     std::cerr << "error: " << db_path << " has no successful records to rebuild; tune first\n";
@@ -59,7 +162,6 @@ int RunCompileSplitBench(const std::string& db_path, int records, bool json) {
   }
 
   const codegen::Target target = codegen::Target::Host();
-  Phases p;
   int failed = 0;
   for (const server::Record* r : chosen) {
     absl::StatusOr<te::Workload> workload = te::ParseWorkload(r->workload);
@@ -68,42 +170,80 @@ int RunCompileSplitBench(const std::string& db_path, int records, bool json) {
       ++failed;  // a compute definition's record, or a newer schedule format
       continue;
     }
-    measure::BuiltKernel k = measure::BuildSchedule(workload->dag, sched->steps, target);
-    if (!k.ok()) {
+    // The levels build each record in turn, so a noisy minute costs them all.
+    std::vector<measure::BuiltKernel> built;
+    for (const LevelRun& run : runs)
+      built.push_back(measure::BuildSchedule(workload->dag, sched->steps, target, {.opt_level = run.level}));
+    if (!std::all_of(built.begin(), built.end(), [](const measure::BuiltKernel& k) { return k.ok(); })) {
       ++failed;
       continue;
     }
-    const codegen::CompiledObject& o = k.object;
-    p.total.push_back(k.build_ms);
-    p.lower.push_back(k.build_ms - o.compile_ms);
-    p.module.push_back(o.compile_ms - o.optimize_ms - o.machine_code_ms);
-    p.optimize.push_back(o.optimize_ms);
-    p.machine_code.push_back(o.machine_code_ms);
+    for (size_t i = 0; i < runs.size(); ++i) AddBuild(built[i], &runs[i].phases);
   }
 
-  struct Row {
-    const char* name;
-    const std::vector<double>* v;
-  };
-  const Row rows[] = {{"replay + lower", &p.lower},
-                      {"LLVM module", &p.module},
-                      {"LLVM optimize", &p.optimize},
-                      {"machine code", &p.machine_code},
-                      {"total", &p.total}};
-  const double total = std::max(1e-9, Sum(p.total));
-  if (json) {
-    nlohmann::ordered_json out{{"db", db_path}, {"rebuilt", p.total.size()}, {"failed", failed}};
-    for (const Row& row : rows)
-      out["phases"][row.name] = {{"p50_ms", Quantile(*row.v, 0.5)}, {"p90_ms", Quantile(*row.v, 0.9)},
-                                 {"max_ms", Quantile(*row.v, 1.0)}, {"share", Sum(*row.v) / total}};
+  std::vector<TimedRecord> timed;
+  if (options.timed > 0 && runs.size() > 1) {
+    measure::MeasureOptions mo;
+    static_cast<measure::TimingOptions&>(mo) = kPeerTiming;
+    mo.threads = options.threads;
+    mo.timeout_s = 60;
+    absl::StatusOr<std::unique_ptr<measure::Measurer>> measurer = measure::Measurer::Create(target, mo);
+    if (!measurer.ok()) {
+      std::cerr << "error: cannot time kernels: " << measurer.status().message() << "\n";
+      return 1;
+    }
+    for (const server::Record* r : Fastest(ok, options.timed))
+      timed.push_back(TimeBothWays(*r, runs, target, **measurer, std::max(1, options.rounds)));
+  }
+
+  if (options.json) {
+    nlohmann::ordered_json out{{"db", db_path}, {"rebuilt", runs[0].phases.total.size()}, {"failed", failed}};
+    for (const LevelRun& run : runs) {
+      const double total = std::max(1e-9, Sum(run.phases.total));
+      for (const Row& row : PhaseRows(run.phases))
+        out["levels"][run.name]["phases"][row.name] = {
+            {"p50_ms", Quantile(*row.v, 0.5)}, {"p90_ms", Quantile(*row.v, 0.9)},
+            {"p99_ms", Quantile(*row.v, 0.99)}, {"max_ms", Quantile(*row.v, 1.0)},
+            {"share", Sum(*row.v) / total}};
+    }
+    nlohmann::ordered_json jt = nlohmann::ordered_json::array();
+    for (const TimedRecord& t : timed) {
+      nlohmann::ordered_json j{{"record", t.id}, {"store_gflops", t.store_gflops}};
+      for (size_t i = 0; i < runs.size(); ++i) j[runs[i].name + "_gflops"] = t.gflops[i];
+      jt.push_back(j);
+    }
+    out["timed"] = jt;
+    // Each level's kernels against the first level's (geometric mean).
+    for (size_t i = 1; i < runs.size() && !timed.empty(); ++i)
+      out["gflops_ratio_to_" + runs[0].name][runs[i].name] = GeoMeanRatio(timed, i, 0);
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::printf("%zu records of %s rebuilt (%d could not be)\n", p.total.size(), db_path.c_str(), failed);
-  std::printf("%-16s %9s %9s %9s %7s\n", "phase", "p50 ms", "p90 ms", "max ms", "share");
-  for (const Row& row : rows)
-    std::printf("%-16s %9.1f %9.1f %9.1f %6.0f%%\n", row.name, Quantile(*row.v, 0.5), Quantile(*row.v, 0.9),
-                Quantile(*row.v, 1.0), 100 * Sum(*row.v) / total);
+  std::printf("%zu records of %s rebuilt at each level (%d could not be)\n", runs[0].phases.total.size(),
+              db_path.c_str(), failed);
+  std::printf("%-6s %-16s %9s %9s %9s %9s %7s\n", "level", "phase", "p50 ms", "p90 ms", "p99 ms", "max ms",
+              "share");
+  for (const LevelRun& run : runs) {
+    const double total = std::max(1e-9, Sum(run.phases.total));
+    for (const Row& row : PhaseRows(run.phases))
+      std::printf("%-6s %-16s %9.1f %9.1f %9.1f %9.1f %6.0f%%\n", run.name.c_str(), row.name, Quantile(*row.v, 0.5),
+                  Quantile(*row.v, 0.9), Quantile(*row.v, 0.99), Quantile(*row.v, 1.0),
+                  100 * Sum(*row.v) / total);
+  }
+  if (timed.empty()) return 0;
+  std::printf("\nthe %zu fastest records built at each level, best of %d alternating timings, %d threads (GFLOPS):\n",
+              timed.size(), std::max(1, options.rounds), options.threads);
+  std::printf("%-8s %12s", "record", "in store");
+  for (const LevelRun& run : runs) std::printf(" %9s", run.name.c_str());
+  std::printf("\n");
+  for (const TimedRecord& t : timed) {
+    std::printf("%-8lld %12.1f", static_cast<long long>(t.id), t.store_gflops);
+    for (double g : t.gflops) std::printf(" %9.1f", g);
+    std::printf("\n");
+  }
+  for (size_t i = 1; i < runs.size(); ++i)
+    std::printf("%s / %s, geometric mean: %.3f\n", runs[i].name.c_str(), runs[0].name.c_str(),
+                GeoMeanRatio(timed, i, 0));
   return 0;
 }
 

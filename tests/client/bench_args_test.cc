@@ -1,6 +1,7 @@
 // tuneforge-bench refuses a bad --threads with a one-line error and a
 // non-zero exit, never an uncaught exception; --compile-split rebuilds a real
-// tuning's records and splits their compile time into its phases.
+// tuning's records at LLVM's levels, splits their compile time into its
+// phases and times the fastest record built at each.
 #include <sys/wait.h>
 
 #include <gmock/gmock.h>
@@ -49,28 +50,43 @@ TEST(BenchArgsTest, CompileSplitOfAMissingStoreIsOneLineError) {
   ExpectOneLineError(RunBench(dir, {"--compile-split", dir + "/none.db"}), "none.db");
 }
 
-TEST(BenchArgsTest, CompileSplitRebuildsATuningsRecordsAndSplitsTheirTime) {
+TEST(BenchArgsTest, CompileSplitOfALevelLlvmHasNotIsOneLineError) {
+  std::string dir = MakeTempDir();
+  ExpectOneLineError(RunBench(dir, {"--compile-split", dir + "/none.db", "--compile-levels", "3,7"}), "level 7");
+}
+
+TEST(BenchArgsTest, CompileSplitRebuildsATuningsRecordsAtEachLevelAndTimesTheBest) {
   std::string dir = MakeTempDir();
   CliResult tuned = RunCliIn(dir, With({"tune", kMatmul64, "--trials", "8", "--db", dir + "/t.db", "--json"},
                                        kQuickMeasure));
   ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
-  CliResult split = RunBench(dir, {"--compile-split", dir + "/t.db", "--compile-records", "4", "--json"});
+  CliResult split = RunBench(dir, {"--compile-split", dir + "/t.db", "--compile-records", "4", "--compile-levels",
+                                   "3,0", "--compile-timed", "1", "--json"});
   ASSERT_EQ(split.exit_code, 0) << split.err;
   ASSERT_TRUE(split.json.is_object()) << split.out;
   EXPECT_EQ(split.json["rebuilt"], 4);
   EXPECT_EQ(split.json["failed"], 0);
-  const nlohmann::json& phases = split.json["phases"];
-  double shares = 0;
-  for (const char* phase : {"replay + lower", "LLVM module", "LLVM optimize", "machine code"}) {
-    ASSERT_TRUE(phases.contains(phase)) << phases.dump();
-    EXPECT_GE(phases[phase]["p50_ms"].get<double>(), 0) << phase;
-    shares += phases[phase]["share"].get<double>();
+  for (const char* level : {"O3", "O0"}) {
+    const nlohmann::json& phases = split.json["levels"][level]["phases"];
+    double shares = 0;
+    for (const char* phase : {"replay + lower", "LLVM module", "LLVM optimize", "machine code"}) {
+      ASSERT_TRUE(phases.contains(phase)) << level << " " << phases.dump();
+      EXPECT_GE(phases[phase]["p50_ms"].get<double>(), 0) << phase;
+      shares += phases[phase]["share"].get<double>();
+    }
+    // Machine code is real work for every candidate at every level.
+    EXPECT_GT(phases["machine code"]["p50_ms"].get<double>(), 0) << level;
+    EXPECT_GT(phases["total"]["p50_ms"].get<double>(), phases["machine code"]["p50_ms"].get<double>()) << level;
+    EXPECT_NEAR(shares, 1.0, 1e-6) << level;  // the phases are the whole build
   }
-  // LLVM's pipeline and machine code are real work for every candidate.
-  EXPECT_GT(phases["LLVM optimize"]["p50_ms"].get<double>(), 0);
-  EXPECT_GT(phases["machine code"]["p50_ms"].get<double>(), 0);
-  EXPECT_GT(phases["total"]["p50_ms"].get<double>(), phases["LLVM optimize"]["p50_ms"].get<double>());
-  EXPECT_NEAR(shares, 1.0, 1e-6);  // the phases are the whole build
+  // LLVM's O3 pipeline is real work; O0 runs next to none of it.
+  EXPECT_GT(split.json["levels"]["O3"]["phases"]["LLVM optimize"]["p50_ms"].get<double>(),
+            split.json["levels"]["O0"]["phases"]["LLVM optimize"]["p50_ms"].get<double>());
+  // The store's fastest record, built both ways, ran both ways.
+  ASSERT_EQ(split.json["timed"].size(), 1u) << split.out;
+  EXPECT_GT(split.json["timed"][0]["O3_gflops"].get<double>(), 0) << split.out;
+  EXPECT_GT(split.json["timed"][0]["O0_gflops"].get<double>(), 0) << split.out;
+  EXPECT_GT(split.json["gflops_ratio_to_O3"]["O0"].get<double>(), 0) << split.out;
 }
 
 }  // namespace
