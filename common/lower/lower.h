@@ -26,6 +26,11 @@ struct LowerOptions {
   // before the kernel runs, into argument buffers in the layout the kernel
   // reads them (Ansor's layout rewrite): see LoweredFunc::prepack. CPU only.
   bool hoist_constants = true;
+  // Also lower the function that packs them (LoweredFunc::prepack). The
+  // search's features describe the kernel alone and skip it: a Winograd
+  // program's transform matrices and packed weights are a second nest to
+  // build and simplify for every candidate scored.
+  bool prepack = true;
   // Name of the kernel symbol.
   std::string name = "default_function";
 

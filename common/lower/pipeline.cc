@@ -47,11 +47,10 @@ absl::StatusOr<LoweredFunc> Lower(const schedule::State& state, const LowerOptio
   absl::StatusOr<Stmt> nest = BuildLoopNest(*ctx);
   if (!nest.ok()) return nest.status();
   LoweredFunc func{options.name, ctx->arguments, RunPasses(*nest, options)};
-  if (Stmt prepack = BuildPrepackNest(*ctx)) {
-    // Runs once, untimed: its loops are not worth copying (roll_loops.h).
-    func.prepack = RunPasses(RollLoops(prepack), options);
-    func.num_packed = static_cast<int>(ctx->hoisted.size());
-  }
+  func.num_packed = static_cast<int>(ctx->hoisted.size());
+  if (!options.prepack) return func;
+  // Runs once, untimed: its loops are not worth copying (roll_loops.h).
+  if (Stmt prepack = BuildPrepackNest(*ctx)) func.prepack = RunPasses(RollLoops(prepack), options);
   return func;
 }
 

@@ -38,6 +38,8 @@ lower::LowerOptions FeatureLowerOptions() {
   // cost time (unrolling multiplies the statements).
   options.vectorize = false;
   options.unroll = false;
+  // The kernel's reads of packed weights are features; the packing is not.
+  options.prepack = false;
   options.name = "features";
   return options;
 }

@@ -93,6 +93,26 @@ TEST(LayoutRewriteTest, ThePrepackKeepsItsLoopsWhateverThePackedStagesPragma) {
   EXPECT_EQ(testing::CheckAgainstReference(state), "");
 }
 
+// The search's features lower without the prepack function: the kernel is
+// the same (it still reads the packed panels) and nothing else is built.
+TEST(LayoutRewriteTest, WithoutThePrepackTheKernelIsTheSameAndReadsThePackedPanels) {
+  te::ComputeDagPtr dag = testing::Dag("matmul:M=64,N=256,K=64");
+  ASSERT_NE(dag, nullptr);
+  State state = PackedPanelMatmul(dag);
+  absl::StatusOr<LoweredFunc> whole = Lower(state);
+  LowerOptions kernel_only;
+  kernel_only.prepack = false;
+  absl::StatusOr<LoweredFunc> f = Lower(state, kernel_only);
+  ASSERT_TRUE(whole.ok() && f.ok()) << whole.status() << f.status();
+  ASSERT_TRUE(whole->prepack);
+  EXPECT_FALSE(f->prepack);
+  EXPECT_EQ(f->num_packed, 1);
+  ASSERT_EQ(f->args.size(), 4u);
+  EXPECT_EQ(f->args.back()->name, "B.local.packed");
+  EXPECT_EQ(ToString(f->body), ToString(whole->body));
+  EXPECT_THAT(ToString(*f), ::testing::Not(::testing::HasSubstr("default_function_prepack(")));
+}
+
 TEST(LayoutRewriteTest, ANonConstantInputIsCopiedInEveryCallAsBefore) {
   te::ComputeDagPtr dag = Definition(
       "input A: float32[64, 64]\ninput B: float32[64, 256]\n"
