@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "bench/timing.h"
 #include "common/codegen/target.h"
@@ -67,26 +69,46 @@ struct TimedRecord {
   std::vector<double> gflops;  // per level, in LevelRun order
 };
 
-// Times `record` built at each level, `rounds` times, the levels' order
-// alternating between rounds.
-TimedRecord TimeBothWays(const server::Record& record, const std::vector<LevelRun>& runs,
-                         const codegen::Target& target, measure::Measurer& measurer, int rounds) {
-  TimedRecord t{record.id, record.gflops, std::vector<double>(runs.size(), 0.0)};
+// A record's program built at each level, in LevelRun order (each level in
+// turn, so a noisy minute costs them all); none where the record does not
+// parse (a compute definition's record, or a newer schedule format).
+struct BuiltRecord {
+  te::Workload workload;
+  std::vector<measure::BuiltKernel> built;
+};
+
+std::optional<BuiltRecord> BuildAtEachLevel(const server::Record& record, const std::vector<LevelRun>& runs,
+                                            const codegen::Target& target) {
   absl::StatusOr<te::Workload> workload = te::ParseWorkload(record.workload);
   absl::StatusOr<schedule::Schedule> sched = schedule::ParseScheduleJson(record.schedule_json);
-  if (!workload.ok() || !sched.ok()) return t;
-  std::vector<measure::BuiltKernel> built;
+  if (!workload.ok() || !sched.ok()) return std::nullopt;
+  BuiltRecord out{*std::move(workload), {}};
   for (const LevelRun& run : runs)
-    built.push_back(measure::BuildSchedule(workload->dag, sched->steps, target, {.opt_level = run.level}));
-  const measure::BuiltKernel reference = measure::BuildReference(workload->dag, target);
+    out.built.push_back(measure::BuildSchedule(out.workload.dag, sched->steps, target, {.opt_level = run.level}));
+  return out;
+}
+
+// Times `record` built at each level, `rounds` times, the levels' order
+// alternating between rounds. `references` holds each workload's reference
+// program, built once.
+TimedRecord TimeAtEachLevel(const server::Record& record, const std::vector<LevelRun>& runs,
+                            const codegen::Target& target, measure::Measurer& measurer, int rounds,
+                            absl::flat_hash_map<std::string, measure::BuiltKernel>* references) {
+  TimedRecord t{record.id, record.gflops, std::vector<double>(runs.size(), 0.0)};
+  std::optional<BuiltRecord> b = BuildAtEachLevel(record, runs, target);
+  if (!b) return t;
+  auto [at, fresh] = references->try_emplace(record.workload);
+  if (fresh) at->second = measure::BuildReference(b->workload.dag, target);
+  const measure::BuiltKernel& reference = at->second;
   if (!reference.ok()) return t;
+  const te::ComputeDag& dag = *b->workload.dag;
   for (int round = 0; round < rounds; ++round) {
     for (size_t j = 0; j < runs.size(); ++j) {
       const size_t i = round % 2 == 0 ? j : runs.size() - 1 - j;
-      if (!built[i].ok()) continue;
-      std::vector<measure::MeasureResult> r = measurer.MeasureBuilt(*workload->dag, reference, {built[i]});
+      if (!b->built[i].ok()) continue;
+      std::vector<measure::MeasureResult> r = measurer.MeasureBuilt(dag, reference, {b->built[i]});
       if (r.size() == 1 && r[0].error_kind == measure::MeasureErrorKind::kNone && r[0].median_seconds > 0)
-        t.gflops[i] = std::max(t.gflops[i], workload->dag->flops() / r[0].median_seconds / 1e9);
+        t.gflops[i] = std::max(t.gflops[i], dag.flops() / r[0].median_seconds / 1e9);
     }
   }
   return t;
@@ -164,21 +186,12 @@ int RunCompileSplitBench(const CompileSplitOptions& options) {
   const codegen::Target target = codegen::Target::Host();
   int failed = 0;
   for (const server::Record* r : chosen) {
-    absl::StatusOr<te::Workload> workload = te::ParseWorkload(r->workload);
-    absl::StatusOr<schedule::Schedule> sched = schedule::ParseScheduleJson(r->schedule_json);
-    if (!workload.ok() || !sched.ok()) {
-      ++failed;  // a compute definition's record, or a newer schedule format
-      continue;
-    }
-    // The levels build each record in turn, so a noisy minute costs them all.
-    std::vector<measure::BuiltKernel> built;
-    for (const LevelRun& run : runs)
-      built.push_back(measure::BuildSchedule(workload->dag, sched->steps, target, {.opt_level = run.level}));
-    if (!std::all_of(built.begin(), built.end(), [](const measure::BuiltKernel& k) { return k.ok(); })) {
+    std::optional<BuiltRecord> b = BuildAtEachLevel(*r, runs, target);
+    if (!b || !std::all_of(b->built.begin(), b->built.end(), [](const measure::BuiltKernel& k) { return k.ok(); })) {
       ++failed;
       continue;
     }
-    for (size_t i = 0; i < runs.size(); ++i) AddBuild(built[i], &runs[i].phases);
+    for (size_t i = 0; i < runs.size(); ++i) AddBuild(b->built[i], &runs[i].phases);
   }
 
   std::vector<TimedRecord> timed;
@@ -192,8 +205,9 @@ int RunCompileSplitBench(const CompileSplitOptions& options) {
       std::cerr << "error: cannot time kernels: " << measurer.status().message() << "\n";
       return 1;
     }
+    absl::flat_hash_map<std::string, measure::BuiltKernel> references;  // by workload
     for (const server::Record* r : Fastest(ok, options.timed))
-      timed.push_back(TimeBothWays(*r, runs, target, **measurer, std::max(1, options.rounds)));
+      timed.push_back(TimeAtEachLevel(*r, runs, target, **measurer, std::max(1, options.rounds), &references));
   }
 
   if (options.json) {
