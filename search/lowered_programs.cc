@@ -3,8 +3,10 @@
 #include <string>
 
 #include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
 #include "common/lower/lower.h"
 #include "common/lower/printer.h"
+#include "common/lower/stmt_functor.h"
 #include "common/parallel_for.h"
 
 namespace tuneforge::search {
@@ -12,6 +14,28 @@ namespace {
 
 // Keeps a step hash (a state that does not lower) apart from code hashes.
 constexpr uint64_t kUnloweredSalt = 0x5bd1e9955bd1e995ULL;
+
+// `s` with its loop and let variables named v0, v1, ... in the order they
+// are bound. Names carry a schedule's history, not its code: a parallel
+// loop fused over one more loop of extent 1 is named "n.0@k.0@n.1@k.1"
+// instead of "n.0@k.0@n.1", the same loop.
+lower::Stmt WithCanonicalNames(const lower::Stmt& s, int& next) {
+  if (!s) return s;
+  auto renamed = [&](const te::Var& var, const lower::Stmt& body, te::Var* fresh) {
+    *fresh = te::MakeVar(absl::StrCat("v", next++), var->dtype);
+    return WithCanonicalNames(lower::SubstituteStmt(body, {{var.get(), te::Expr(*fresh)}}), next);
+  };
+  te::Var fresh;
+  if (const lower::For* f = s.as<lower::For>()) {
+    lower::Stmt body = renamed(f->var, f->body, &fresh);
+    return lower::MakeFor(fresh, f->extent, f->kind, body);
+  }
+  if (const lower::LetStmt* let = s.as<lower::LetStmt>()) {
+    lower::Stmt body = renamed(let->var, let->body, &fresh);
+    return lower::MakeLet(fresh, let->value, body);
+  }
+  return lower::MapStmtChildren(s, [&](const lower::Stmt& child) { return WithCanonicalNames(child, next); });
+}
 
 }  // namespace
 
@@ -24,13 +48,21 @@ lower::LowerOptions ProgramIdentityOptions(bool gpu) {
   // search.
   options.vectorize = false;
   options.unroll = false;
+  options.prepack = false;  // not part of a program's identity (LoweredCodeHash)
   return options;
 }
 
 uint64_t LoweredCodeHash(const schedule::State& state, bool gpu) {
   absl::StatusOr<lower::LoweredFunc> func = lower::Lower(state, ProgramIdentityOptions(gpu));
   if (!func.ok()) return state.Hash() ^ kUnloweredSalt;
-  return absl::HashOf(lower::ToString(*func));
+  return absl::HashOf(IdentityText(*func));
+}
+
+std::string IdentityText(const lower::LoweredFunc& func) {
+  // The kernel alone: the prepack function runs once, untimed, and two
+  // kernels that read the packed constants alike need the same values there.
+  int next = 0;
+  return lower::ToString(lower::LoweredFunc{func.name, func.args, WithCanonicalNames(func.body, next)});
 }
 
 bool LoweredPrograms::Add(const schedule::State& state) {

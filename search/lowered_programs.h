@@ -11,14 +11,17 @@
 //   LoweredPrograms programs(hw.gpu);
 //   if (programs.Add(state)) propose(state);  // else: that code was proposed
 //
-// Identity is the text of the function lowered with the target builder's
+// Identity is the text of the kernel lowered with the target builder's
 // options up to, not including, vectorizing and unrolling: the code the
 // builder compiles follows from that text alone (the passes after it read
 // nothing else), and it costs a twentieth of the full lowering of a conv
-// candidate. Not thread-safe.
+// candidate. Its variables are renamed by the order they are bound (names
+// record how loops were split and fused, not what they do), and the
+// prepack function is left out (it runs once, untimed). Not thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -65,5 +68,8 @@ lower::LowerOptions ProgramIdentityOptions(bool gpu);
 // The hash Add compares: of the program's text lowered with
 // ProgramIdentityOptions; the step hash (State::Hash) when it does not lower.
 uint64_t LoweredCodeHash(const schedule::State& state, bool gpu);
+// What that hash reads of a lowered program: its kernel (not the prepack
+// function) with loop and let variables named v0, v1, ... as they are bound.
+std::string IdentityText(const lower::LoweredFunc& func);
 
 }  // namespace tuneforge::search

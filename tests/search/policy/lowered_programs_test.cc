@@ -30,12 +30,13 @@ schedule::State Build(const te::Workload& w, const std::vector<schedule::Step>& 
   return s.ok() ? *s : schedule::State(w.dag);
 }
 
-// The referee: a hash of the code the CPU builder compiles (the whole
-// lowering), which the check's cheaper identity stands for.
+// The referee: a hash of the kernel the CPU builder compiles (the whole
+// lowering; names and the untimed prepack function aside), which the
+// check's cheaper identity stands for.
 uint64_t BuiltCodeHash(const schedule::State& s) {
   absl::StatusOr<lower::LoweredFunc> func = lower::Lower(s, lower::LowerOptions::ForTarget(false));
   EXPECT_TRUE(func.ok()) << func.status();
-  return func.ok() ? absl::HashOf(lower::ToString(*func)) : 0;
+  return func.ok() ? absl::HashOf(IdentityText(*func)) : 0;
 }
 
 // The check lowers only up to vectorizing and unrolling. Programs it takes
@@ -85,6 +86,24 @@ TEST(LoweredProgramsTest, PragmasThatUnrollTheSameLoopsAreOneProgram) {
   EXPECT_TRUE(programs.Add(Build(w, {schedule::SplitStep{c, 1, {4}, true}, schedule::PragmaStep{c, 0, 16}})));
   EXPECT_EQ(programs.copies(), 1);
   EXPECT_EQ(programs.size(), 3u);
+}
+
+// A parallel loop fused over a loop of extent 1 is the same loop under a
+// longer name ("i.0@i.1" for "i"): one program, whose code is one.
+TEST(LoweredProgramsTest, ProgramsThatDifferInLoopNamesAloneAreOneProgram) {
+  te::Workload w = MustParse("matmul:M=16,N=16,K=16");
+  const int c = w.dag->num_ops() - 1;
+  const schedule::State plain = Build(w, {schedule::AnnotationStep{c, 0, schedule::IterAnnotation::kParallel}});
+  const schedule::State fused =
+      Build(w, {schedule::SplitStep{c, 0, {16}, true}, schedule::FuseStep{c, {0, 1}},
+                schedule::AnnotationStep{c, 0, schedule::IterAnnotation::kParallel}});
+  ASSERT_NE(plain.Hash(), fused.Hash());
+  EXPECT_EQ(BuiltCodeHash(plain), BuiltCodeHash(fused)) << "the referee sees two codes";
+  LoweredPrograms programs(/*gpu=*/false);
+  EXPECT_TRUE(programs.Add(plain));
+  EXPECT_FALSE(programs.Add(fused)) << "the same loop under another name";
+  EXPECT_TRUE(programs.Add(Build(w, {schedule::AnnotationStep{c, 1, schedule::IterAnnotation::kParallel}})));
+  EXPECT_EQ(programs.copies(), 1);
 }
 
 TEST(LoweredProgramsTest, ProgramsMeasuredBeforeAreKnownByTheirCode) {
