@@ -16,25 +16,28 @@ namespace {
 constexpr uint64_t kUnloweredSalt = 0x5bd1e9955bd1e995ULL;
 
 // `s` with its loop and let variables named v0, v1, ... in the order they
-// are bound. Names carry a schedule's history, not its code: a parallel
-// loop fused over one more loop of extent 1 is named "n.0@k.0@n.1@k.1"
-// instead of "n.0@k.0@n.1", the same loop.
-lower::Stmt WithCanonicalNames(const lower::Stmt& s, int& next) {
+// are bound, in one walk (`names`: the renames so far). Names carry a
+// schedule's history, not its code: a parallel loop fused over one more loop
+// of extent 1 is named "n.0@k.0@n.1@k.1" instead of "n.0@k.0@n.1", the same
+// loop.
+lower::Stmt WithCanonicalNames(const lower::Stmt& s, te::VarMap& names, int& next) {
   if (!s) return s;
-  auto renamed = [&](const te::Var& var, const lower::Stmt& body, te::Var* fresh) {
-    *fresh = te::MakeVar(absl::StrCat("v", next++), var->dtype);
-    return WithCanonicalNames(lower::SubstituteStmt(body, {{var.get(), te::Expr(*fresh)}}), next);
+  auto rename = [&](const te::Var& var) {
+    te::Var fresh = te::MakeVar(absl::StrCat("v", next++), var->dtype);
+    names[var.get()] = te::Expr(fresh);
+    return fresh;
   };
-  te::Var fresh;
   if (const lower::For* f = s.as<lower::For>()) {
-    lower::Stmt body = renamed(f->var, f->body, &fresh);
-    return lower::MakeFor(fresh, f->extent, f->kind, body);
+    te::Var var = rename(f->var);
+    return lower::MakeFor(var, f->extent, f->kind, WithCanonicalNames(f->body, names, next));
   }
   if (const lower::LetStmt* let = s.as<lower::LetStmt>()) {
-    lower::Stmt body = renamed(let->var, let->body, &fresh);
-    return lower::MakeLet(fresh, let->value, body);
+    te::Expr value = te::Substitute(let->value, names);
+    te::Var var = rename(let->var);
+    return lower::MakeLet(var, value, WithCanonicalNames(let->body, names, next));
   }
-  return lower::MapStmtChildren(s, [&](const lower::Stmt& child) { return WithCanonicalNames(child, next); });
+  lower::Stmt own = lower::MapOwnExprs(s, [&](const te::Expr& e) { return te::Substitute(e, names); });
+  return lower::MapStmtChildren(own, [&](const lower::Stmt& child) { return WithCanonicalNames(child, names, next); });
 }
 
 }  // namespace
@@ -61,8 +64,9 @@ uint64_t LoweredCodeHash(const schedule::State& state, bool gpu) {
 std::string IdentityText(const lower::LoweredFunc& func) {
   // The kernel alone: the prepack function runs once, untimed, and two
   // kernels that read the packed constants alike need the same values there.
+  te::VarMap names;
   int next = 0;
-  return lower::ToString(lower::LoweredFunc{func.name, func.args, WithCanonicalNames(func.body, next)});
+  return lower::ToString(lower::LoweredFunc{func.name, func.args, WithCanonicalNames(func.body, names, next)});
 }
 
 bool LoweredPrograms::Add(const schedule::State& state) {
