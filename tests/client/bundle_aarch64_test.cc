@@ -138,7 +138,8 @@ TEST_F(Aarch64BundleTest, AKernelThatCrashesOnTheBoardCostsOneCandidate) {
   absl::StatusOr<v1::Job> job = c().Submit(spec);
   ASSERT_TRUE(job.ok()) << job.status();
 
-  ASSERT_TRUE(service_test::SegfaultABusyRunner(c().worker(arm_worker_).process->pid(), absl::Seconds(120)))
+  ASSERT_TRUE(service_test::SegfaultABusyRunner(c().worker(arm_worker_).process->pid(), absl::Seconds(120),
+                                                      service_test::KernelSign::kBusyWithSharedObject))
       << "no busy runner was found under the ARM worker";
 
   absl::StatusOr<v1::Job> done = c().WaitForJobEnd(job->id(), absl::Seconds(240));

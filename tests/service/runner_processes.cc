@@ -57,15 +57,25 @@ std::optional<long> CpuTicks(pid_t pid) {
   return utime + stime;
 }
 
+bool MapsASharedObjectFromMemory(pid_t pid) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find("/memfd:") != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
-bool SegfaultABusyRunner(pid_t worker, absl::Duration within) {
+bool SegfaultABusyRunner(pid_t worker, absl::Duration within, KernelSign sign) {
   for (absl::Time deadline = absl::Now() + within; absl::Now() < deadline;) {
     for (pid_t runner : RunnerChildren(worker)) {
       std::optional<long> before = CpuTicks(runner);
       absl::SleepFor(absl::Milliseconds(300));
       std::optional<long> after = CpuTicks(runner);
-      if (before && after && *after - *before >= 10 && kill(runner, SIGSEGV) == 0) return true;
+      const bool busy = before && after && *after - *before >= 10;
+      const bool shows_sign =
+          busy && (sign == KernelSign::kBusy || MapsASharedObjectFromMemory(runner));
+      if (shows_sign && kill(runner, SIGSEGV) == 0) return true;
     }
     absl::SleepFor(absl::Milliseconds(50));
   }
