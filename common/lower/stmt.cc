@@ -13,6 +13,7 @@ const char* ForKindName(ForKind kind) {
     case ForKind::kParallel: return "parallel";
     case ForKind::kVectorized: return "vectorized";
     case ForKind::kUnrolled: return "unrolled";
+    case ForKind::kRolled: return "rolled";
     case ForKind::kVThread: return "vthread";
     case ForKind::kBlockX: return "blockIdx.x";
     case ForKind::kBlockY: return "blockIdx.y";

@@ -42,6 +42,7 @@ enum class ForKind : uint8_t {
   kParallel,    // iterations run on the runtime thread pool
   kVectorized,  // left only when the body could not become vector ops
   kUnrolled,    // left only when unrolling was not done in lowering
+  kRolled,      // serial, and code generation must not unroll or vectorize it
   kVThread,
   kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ,  // GPU bindings
 };

@@ -92,7 +92,8 @@ int GpuColumn(ForKind kind) {
     case ForKind::kSerial:
     case ForKind::kParallel:
     case ForKind::kVectorized:
-    case ForKind::kUnrolled: return -1;
+    case ForKind::kUnrolled:
+    case ForKind::kRolled: return -1;
   }
   return -1;
 }

@@ -44,6 +44,30 @@ std::string ZeroTileIr(int rows, int vectors) {
   return ir.ok() ? *ir : "";
 }
 
+// A rolled loop (lowering's form of a wide copy gathered lane by lane)
+// stays a loop in the optimized IR: LLVM does not unroll it.
+TEST(LlvmPipelineTest, ARolledLoopIsNotUnrolled) {
+  constexpr int kRows = 14, kLanes = 64;
+  te::Buffer A = Buf("A", {kLanes * kRows}), B = Buf("B", {kRows * kLanes});
+  auto f = Func("transpose", {A, B}, Loop("i", kRows, [&](Expr i) {
+                  return Loop("j", kLanes, [&](Expr j) { return St(B, i * kLanes + j, Ld(A, j * kRows + i)); },
+                              ForKind::kRolled);
+                }));
+  std::vector<float> a(kLanes * kRows), b(kRows * kLanes);
+  for (size_t k = 0; k < a.size(); ++k) a[k] = static_cast<float>(k);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data()});
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  for (int i = 0; i < kRows; ++i)
+    for (int j = 0; j < kLanes; ++j) ASSERT_EQ(b[i * kLanes + j], a[j * kRows + i]) << i << "," << j;
+  absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host());
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_NE(ir->find(kUnrollOff), std::string::npos) << *ir;
+  // LLVM may copy the serial outer loop, not the rolled one: at most one
+  // scalar load per row, and no vector of them.
+  EXPECT_LE(Count(*ir, "load float"), kRows) << *ir;
+  EXPECT_EQ(ir->find(" x float>"), std::string::npos) << *ir;
+}
+
 TEST(LlvmPipelineTest, ASmallScalarLoopIsVectorizedByLlvm) {
   constexpr int kN = 1024;
   te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN});

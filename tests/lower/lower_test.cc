@@ -213,6 +213,57 @@ TEST(LowerTest, ParallelFusedOuterLoops) {
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 
+// A copy vectorized along an axis its input strides over loads lane by lane
+// on a CPU. Wider than one AVX-512 register (a Winograd input tile's 64
+// channels) it stays a rolled loop: as vector code LLVM built each lane's
+// address in a vector and spent hundreds of milliseconds per kernel on it.
+// A 16-lane one stays vector code, and a contiguous copy is vector code at
+// any width.
+State VectorizedCopy(const std::string& body, int rows, int lanes) {
+  absl::StatusOr<te::Workload> w = te::ParseDefinition(
+      "input A: float32[" + std::to_string(lanes) + ", " + std::to_string(rows) + "]\nB[i: " +
+      std::to_string(rows) + ", j: " + std::to_string(lanes) + "] = " + body + "\n");
+  EXPECT_TRUE(w.ok()) << w.status();
+  if (!w.ok()) return State(Dag(kMatmul));
+  State s(w->dag);
+  EXPECT_TRUE(s.Apply(schedule::AnnotationStep{1, 1, IterAnnotation::kVectorize}).ok());
+  return s;
+}
+
+TEST(LowerTest, AWideGatheringCopyStaysARolledLoop) {
+  State wide = VectorizedCopy("A[j, i]", 14, 64);
+  EXPECT_THAT(Printed(wide), HasSubstr("rolled (j, 0, 64)"));
+  EXPECT_EQ(CheckAgainstReference(wide), "");
+
+  State narrow = VectorizedCopy("A[j, i]", 14, 16);
+  EXPECT_THAT(Printed(narrow), Not(HasSubstr("rolled")));
+  EXPECT_THAT(Printed(narrow), HasSubstr("ramp("));
+  EXPECT_EQ(CheckAgainstReference(narrow), "");
+
+  absl::StatusOr<te::Workload> contiguous =
+      te::ParseDefinition("input A: float32[14, 64]\nB[i: 14, j: 64] = A[i, j] * 2.0\n");
+  ASSERT_TRUE(contiguous.ok()) << contiguous.status();
+  State c(contiguous->dag);
+  ASSERT_TRUE(c.Apply(schedule::AnnotationStep{1, 1, IterAnnotation::kVectorize}).ok());
+  EXPECT_THAT(Printed(c), Not(HasSubstr("rolled")));
+  EXPECT_THAT(Printed(c), HasSubstr("ramp("));
+}
+
+// A padded border's test that does not depend on the rolled loop goes
+// around it (a loop of loads, a loop of zeros): inside, each element's
+// guarded load would be a branch of its own.
+TEST(LowerTest, ARolledCopyTakesItsBorderTestOutside) {
+  State s = VectorizedCopy("select(i >= 1, A[j, i - 1], 0.0)", 14, 64);
+  LowerOptions unpartitioned;
+  unpartitioned.partition_boundaries = false;
+  const std::string text = Printed(s, unpartitioned);
+  EXPECT_THAT(text, HasSubstr("rolled (j, 0, 64)"));
+  EXPECT_THAT(text, HasSubstr("if ("));
+  EXPECT_THAT(text, Not(HasSubstr("select(")));
+  EXPECT_EQ(CheckAgainstReference(s, unpartitioned), "");
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 TEST(LowerTest, FuseThenSplitNonDivisible) {
   State s = Apply(kMatmul, {schedule::FuseStep{2, {0, 1}}, schedule::SplitStep{2, 0, {7}, true}});
   EXPECT_EQ(CheckAgainstReference(s), "");

@@ -277,6 +277,9 @@ class CudaEmitter {
       case lower::ForKind::kUnrolled:
         Line("#pragma unroll");
         break;
+      case lower::ForKind::kRolled:
+        Line("#pragma unroll 1");
+        break;
       case lower::ForKind::kSerial:
       case lower::ForKind::kVectorized:
         break;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/codegen/llvm/ir_emitter.h"
+#include "common/lower/passes/vectorize.h"
 #include "common/te/buffer.h"
 #include "llvm/IR/Constants.h"
 
@@ -41,16 +42,14 @@ std::optional<te::Expr> ContiguousBase(const te::Expr& index) {
   return std::nullopt;
 }
 
-// An index with a constant stride of 2 to kMaxShuffledStride, loaded as
+// An index with a constant stride of 2 to lower::kMaxSpanLoadStride, loaded as
 // its span's contiguous vector and a shuffle (a strided conv's input rows).
 // As a gather under a mask (a padded border's select) LLVM scalarizes it
 // into a branch per lane: thousands of blocks per kernel and seconds of
 // register allocation, where the span load is one instruction or a few.
-constexpr int64_t kMaxShuffledStride = 4;
-
 std::optional<RampStart> SmallStrideStart(const te::Expr& index) {
   std::optional<RampStart> r = RampStartOf(index);
-  if (r && r->stride >= 2 && r->stride <= kMaxShuffledStride) return r;
+  if (r && r->stride >= 2 && r->stride <= lower::kMaxSpanLoadStride) return r;
   return std::nullopt;
 }
 

@@ -41,13 +41,17 @@ llvm::MDNode* IrEmitter::LoopMetadata(lower::ForKind kind) {
   auto flag = [&](const char* name) {
     hints.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, name)}));
   };
-  auto bool_hint = [&](const char* name) {
+  auto bool_hint = [&](const char* name, bool value = true) {
     hints.push_back(llvm::MDNode::get(
-        ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(b_.getTrue())}));
+        ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(b_.getInt1(value))}));
   };
   flag("llvm.loop.mustprogress");
   if (kind == lower::ForKind::kVectorized) bool_hint("llvm.loop.vectorize.enable");
   if (kind == lower::ForKind::kUnrolled) flag("llvm.loop.unroll.full");
+  if (kind == lower::ForKind::kRolled) {
+    flag("llvm.loop.unroll.disable");
+    bool_hint("llvm.loop.vectorize.enable", false);
+  }
   llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, hints);
   id->replaceOperandWith(0, id);
   return id;

@@ -23,6 +23,7 @@ bool IsGpuKind(lower::ForKind kind) {
     case lower::ForKind::kParallel:
     case lower::ForKind::kVectorized:
     case lower::ForKind::kUnrolled:
+    case lower::ForKind::kRolled:
       return false;
     case lower::ForKind::kVThread:
     case lower::ForKind::kBlockX:

@@ -66,6 +66,77 @@ class LoopVectorizer {
   int lanes_;
 };
 
+// The load a copying store writes, looking through a border's select with a
+// constant arm (a padded input's zeros).
+const te::BufferLoad* CopiedLoad(const Expr& value) {
+  if (const auto* load = value.as<te::BufferLoad>()) return load;
+  const auto* select = value.as<te::Select>();
+  if (!select) return nullptr;
+  auto constant = [](const Expr& e) {
+    const Expr& v = e.as<te::Broadcast>() ? e.as<te::Broadcast>()->value : e;
+    return v.as<te::FloatImm>() || v.as<te::IntImm>();
+  };
+  if (constant(select->false_value)) return select->true_value.as<te::BufferLoad>();
+  if (constant(select->true_value)) return select->false_value.as<te::BufferLoad>();
+  return nullptr;
+}
+
+// A vector index whose lanes code generation loads one at a time: not
+// contiguous, not one element for all lanes, not a stride short enough for
+// one load of the span (kMaxSpanLoadStride).
+bool LoadsLaneByLane(const Expr& index) {
+  if (index.as<te::Broadcast>()) return false;
+  const auto* ramp = index.as<te::Ramp>();
+  if (!ramp) {
+    // A ramp offset by a broadcast, either way round.
+    if (const auto* add = index.as<te::Binary>(); add && add->op == te::BinOp::kAdd) {
+      ramp = add->a.as<te::Ramp>() ? add->a.as<te::Ramp>() : add->b.as<te::Ramp>();
+      const Expr& other = add->a.as<te::Ramp>() ? add->b : add->a;
+      if (!other.as<te::Broadcast>()) ramp = nullptr;
+    }
+  }
+  if (!ramp) return true;
+  return ramp->stride < 0 || ramp->stride > kMaxSpanLoadStride;
+}
+
+// Vector code that only copies elements gathered lane by lane (a Winograd
+// transform's input tile, read 196 floats apart). Wider than
+// kMaxGatheredCopyLanes, such a loop stays a loop, rolled (ForKind::kRolled):
+// as vector code its lanes are still loaded one by one, and LLVM, which
+// builds each gather from a vector of 64-bit addresses, spent about 280 ms
+// of a Winograd kernel's code generation on 36 such 64-lane copies; unrolled,
+// LLVM's SLP vectorizer compares the addresses of every pair of the copy's
+// loads, which cost more. Narrower copies stay vector code: their gathers
+// are cheap to build, and dozens of small rolled loops (LLVM analyses each)
+// cost more than they did.
+constexpr int64_t kMaxGatheredCopyLanes = 16;
+bool IsGatheringCopy(const Stmt& vector_body) {
+  bool any = false, all = true;
+  VisitStmts(vector_body, [&](const Stmt& s) {
+    const Store* store = s.as<Store>();
+    if (!store) return;
+    any = true;
+    const te::BufferLoad* load = CopiedLoad(store->value);
+    all = all && load && load->indices.size() == 1 && load->indices[0].dtype().is_vector() &&
+          LoadsLaneByLane(load->indices[0]);
+  });
+  return any && all;
+}
+
+// The rolled loop of a gathering copy. A border's select that does not
+// depend on the loop goes around it, a loop of loads and a loop of zeros:
+// left inside, each element's load sits behind a branch of its own.
+Stmt RolledCopy(const For& loop) {
+  const Store* store = loop.body.as<Store>();
+  const te::Select* select = store ? store->value.as<te::Select>() : nullptr;
+  if (!select || te::UsesVar(select->cond, loop.var.get()))
+    return MakeFor(loop.var, loop.extent, ForKind::kRolled, loop.body);
+  auto copy_of = [&](const Expr& value) {
+    return MakeFor(loop.var, loop.extent, ForKind::kRolled, MakeStore(store->buffer, store->indices, value));
+  };
+  return MakeIf(select->cond, copy_of(select->true_value), copy_of(select->false_value));
+}
+
 Stmt VectorizeLoops(const Stmt& s) {
   if (!s) return s;
   Stmt t = MapStmtChildren(s, VectorizeLoops);
@@ -77,6 +148,7 @@ Stmt VectorizeLoops(const Stmt& s) {
   VisitExprs(f->body, [&](const Expr& e) { has_vectors = has_vectors || e.dtype().is_vector(); });
   if (has_vectors) return t;
   Stmt vec = LoopVectorizer(f->var, static_cast<int>(f->extent)).Run(f->body);
+  if (vec && f->extent > kMaxGatheredCopyLanes && IsGatheringCopy(vec)) return RolledCopy(*f);
   return vec ? vec : t;
 }
 

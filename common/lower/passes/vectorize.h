@@ -4,6 +4,8 @@
 // whose body cannot be vectorized (inner loops, a condition on the loop
 // variable, a store every lane would write to the same element) stays a
 // loop marked vectorized, which code generation hands to LLVM's vectorizer.
+// A loop that would only copy lanes gathered one by one (strided reads, a
+// Winograd input tile) stays a rolled loop (vectorize.cc says why).
 #pragma once
 
 #include "common/lower/stmt.h"
@@ -12,6 +14,9 @@ namespace tuneforge::lower {
 
 // Longer vectorized loops stay loops (LLVM's vectorizer handles them).
 inline constexpr int64_t kMaxVectorLanes = 64;
+// A vector load with a constant stride up to this is one load of its span
+// and a shuffle (code generation); a longer stride loads lane by lane.
+inline constexpr int64_t kMaxSpanLoadStride = 4;
 
 Stmt Vectorize(const Stmt& body);
 
