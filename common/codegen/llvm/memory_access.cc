@@ -14,26 +14,8 @@
 namespace tuneforge::codegen {
 namespace {
 
-// Ramp(b, s, n), or such a Ramp plus a Broadcast offset in either order:
-// its scalar start and stride.
-struct RampStart {
-  te::Expr base;
-  int64_t stride = 0;
-};
-
-std::optional<RampStart> RampStartOf(const te::Expr& index) {
-  if (const auto* ramp = index.as<te::Ramp>()) return RampStart{ramp->base, ramp->stride};
-  const auto* add = index.as<te::Binary>();
-  if (!add || add->op != te::BinOp::kAdd) return std::nullopt;
-  for (const auto& [vec, offset] : {std::pair(add->a, add->b), std::pair(add->b, add->a)}) {
-    const auto* ramp = vec.as<te::Ramp>();
-    const auto* splat = offset.as<te::Broadcast>();
-    if (ramp && splat && ramp->base.dtype() == splat->value.dtype()) {
-      return RampStart{ramp->base + splat->value, ramp->stride};
-    }
-  }
-  return std::nullopt;
-}
+using lower::RampStart;
+using lower::RampStartOf;
 
 // The scalar start of a contiguous index.
 std::optional<te::Expr> ContiguousBase(const te::Expr& index) {

@@ -86,17 +86,8 @@ const te::BufferLoad* CopiedLoad(const Expr& value) {
 // one load of the span (kMaxSpanLoadStride).
 bool LoadsLaneByLane(const Expr& index) {
   if (index.as<te::Broadcast>()) return false;
-  const auto* ramp = index.as<te::Ramp>();
-  if (!ramp) {
-    // A ramp offset by a broadcast, either way round.
-    if (const auto* add = index.as<te::Binary>(); add && add->op == te::BinOp::kAdd) {
-      ramp = add->a.as<te::Ramp>() ? add->a.as<te::Ramp>() : add->b.as<te::Ramp>();
-      const Expr& other = add->a.as<te::Ramp>() ? add->b : add->a;
-      if (!other.as<te::Broadcast>()) ramp = nullptr;
-    }
-  }
-  if (!ramp) return true;
-  return ramp->stride < 0 || ramp->stride > kMaxSpanLoadStride;
+  std::optional<RampStart> ramp = RampStartOf(index);
+  return !ramp || ramp->stride < 0 || ramp->stride > kMaxSpanLoadStride;
 }
 
 // Vector code that only copies elements gathered lane by lane (a Winograd
@@ -153,6 +144,20 @@ Stmt VectorizeLoops(const Stmt& s) {
 }
 
 }  // namespace
+
+std::optional<RampStart> RampStartOf(const te::Expr& index) {
+  if (const auto* ramp = index.as<te::Ramp>()) return RampStart{ramp->base, ramp->stride};
+  const auto* add = index.as<te::Binary>();
+  if (!add || add->op != te::BinOp::kAdd) return std::nullopt;
+  for (const auto& [vec, offset] : {std::pair(add->a, add->b), std::pair(add->b, add->a)}) {
+    const auto* ramp = vec.as<te::Ramp>();
+    const auto* splat = offset.as<te::Broadcast>();
+    if (ramp && splat && ramp->base.dtype() == splat->value.dtype()) {
+      return RampStart{ramp->base + splat->value, ramp->stride};
+    }
+  }
+  return std::nullopt;
+}
 
 Stmt Vectorize(const Stmt& body) { return VectorizeLoops(body); }
 

@@ -8,6 +8,9 @@
 // Winograd input tile) stays a rolled loop (vectorize.cc says why).
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include "common/lower/stmt.h"
 
 namespace tuneforge::lower {
@@ -17,6 +20,15 @@ inline constexpr int64_t kMaxVectorLanes = 64;
 // A vector load with a constant stride up to this is one load of its span
 // and a shuffle (code generation); a longer stride loads lane by lane.
 inline constexpr int64_t kMaxSpanLoadStride = 4;
+
+// Ramp(b, s, n), or such a Ramp plus a Broadcast offset in either order:
+// its scalar start and stride (how code generation tells contiguous,
+// span-loaded and lane-by-lane vector accesses apart).
+struct RampStart {
+  te::Expr base;
+  int64_t stride = 0;
+};
+std::optional<RampStart> RampStartOf(const te::Expr& index);
 
 Stmt Vectorize(const Stmt& body);
 
