@@ -1,6 +1,7 @@
 #include "measure/build_service.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/codegen/function_object_cache.h"
 #include "common/schedule/schedule_json.h"
 #include "common/te/workload.h"
 #include "measure/builder.h"
@@ -72,7 +73,10 @@ runner::BuildReply ServeBuild(const runner::BuildRequest& request) {
   with_caches.l1_bytes = request.l1_bytes();
   with_caches.l2_bytes = request.l2_bytes();
   with_caches.l3_bytes = request.l3_bytes();
-  BuiltKernel k = BuildSchedule(workload->dag, steps, with_caches);
+  // A builder process serves one tuning after another: the functions of
+  // earlier candidates that a new one repeats are not compiled again.
+  static codegen::FunctionObjectCache* function_cache = new codegen::FunctionObjectCache;
+  BuiltKernel k = BuildSchedule(workload->dag, steps, with_caches, {.function_cache = function_cache});
   if (k.ok() && request.shared_object() && !k.object.is_gpu()) {
     absl::StatusOr<codegen::CompiledObject> linked = codegen::LinkSharedObject(k.object);
     if (!linked.ok()) return Reply(MeasureErrorKind::kCompileError, std::string(linked.status().message()));

@@ -137,9 +137,10 @@ std::vector<BuiltKernel> BuildParallel(int n, int jobs,
 
 std::vector<BuiltKernel> BuildSchedules(const te::ComputeDagPtr& dag,
                                         const std::vector<std::vector<schedule::Step>>& candidates,
-                                        const codegen::Target& target, int jobs) {
+                                        const codegen::Target& target, int jobs,
+                                        const codegen::CompileOptions& options) {
   return BuildParallel(static_cast<int>(candidates.size()), jobs,
-                       [&](int i) { return BuildSchedule(dag, candidates[i], target); });
+                       [&](int i) { return BuildSchedule(dag, candidates[i], target, options); });
 }
 
 }  // namespace tuneforge::measure

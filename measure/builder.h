@@ -57,7 +57,8 @@ std::vector<BuiltKernel> BuildParallel(int n, int jobs,
                                        const std::function<BuiltKernel(int)>& build);
 std::vector<BuiltKernel> BuildSchedules(const te::ComputeDagPtr& dag,
                                         const std::vector<std::vector<schedule::Step>>& candidates,
-                                        const codegen::Target& target, int jobs);
+                                        const codegen::Target& target, int jobs,
+                                        const codegen::CompileOptions& options = {});
 
 // The kernel's arguments, checked against the DAG: one per placeholder then
 // one per output, with the ops' dtypes and shapes.

@@ -80,7 +80,8 @@ const BuiltKernel& Measurer::Reference(const te::ComputeDagPtr& dag) {
 std::vector<MeasureResult> Measurer::Measure(
     const te::ComputeDagPtr& dag, const std::vector<std::vector<schedule::Step>>& candidates) {
   const BuiltKernel& reference = Reference(dag);
-  std::vector<BuiltKernel> built = BuildSchedules(dag, candidates, target_, options_.build_jobs);
+  std::vector<BuiltKernel> built = BuildSchedules(dag, candidates, target_, options_.build_jobs,
+                                                    {.function_cache = &function_cache_});
   return MeasureBuilt(*dag, reference, built);
 }
 

@@ -23,6 +23,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "common/codegen/function_object_cache.h"
 #include "common/codegen/target.h"
 #include "common/schedule/steps.h"
 #include "common/te/compute_dag.h"
@@ -66,6 +67,8 @@ class Measurer {
   MeasureOptions options_;
   RunnerProcess runner_;
   absl::flat_hash_map<std::string, BuiltKernel> references_;  // by workload key
+  // Functions compiled for earlier candidates, reused by later ones.
+  codegen::FunctionObjectCache function_cache_;
 };
 
 // The runner binary Create would use for `options` (see MeasureOptions).

@@ -15,8 +15,14 @@
 
 namespace tuneforge::codegen {
 
+class FunctionObjectCache;
+
 struct CompileOptions {
   int opt_level = 3;  // 0..3, LLVM's pipeline level
+  // Functions of the kernel whose unoptimized IR this cache has seen (for
+  // the same target and level) are taken from it, not compiled again; new
+  // ones are added (function_object_cache.h). Null: compile every function.
+  FunctionObjectCache* function_cache = nullptr;
 };
 
 // A compiled kernel: an ELF relocatable object defining `symbol` with the ABI
@@ -41,6 +47,10 @@ struct CompiledObject {
   // allocation and object emission.
   double optimize_ms = 0;
   double machine_code_ms = 0;
+  // The kernel's functions (entry point, parallel tasks, prepack), each
+  // optimized and compiled apart, and how many came from the function cache.
+  int functions = 0;
+  int reused_functions = 0;
   std::string prepack_symbol = {};         // empty: no constants are packed
   std::vector<PackedArg> packed_args = {};  // the kernel's last arguments
   // `object` is a shared library (LinkSharedObject) rather than a

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/codegen/target.h"
@@ -37,5 +38,34 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_
 // Object file bytes or assembly text.
 absl::StatusOr<std::string> EmitMachineCode(llvm::Module& module, llvm::TargetMachine& machine,
                                             llvm::CodeGenFileType type);
+
+class FunctionObjectCache;
+
+// The module's defined functions, one module each (in the same context; the
+// original is consumed), internal ones made hidden globals so the parts can
+// name each other. A module with one function, or with global variables,
+// comes back whole.
+std::vector<std::unique_ptr<llvm::Module>> SplitIntoFunctions(std::unique_ptr<llvm::Module> module);
+
+// SplitIntoFunctions, then each part optimized and compiled, or taken from
+// `cache` (may be null) by the digest of its unoptimized IR, `target_key`
+// and `opt_level`; the parts' objects merged into one relocatable object.
+// `llvm_error` is the context's first error (checked after each step).
+struct FunctionPartsObject {
+  std::string object;
+  double optimize_ms = 0;
+  double machine_code_ms = 0;  // the merge included
+  int functions = 0;
+  int reused = 0;
+};
+absl::StatusOr<FunctionPartsObject> CompileFunctionsApart(std::unique_ptr<llvm::Module> module,
+                                                          llvm::TargetMachine& machine,
+                                                          const std::string& target_key, int opt_level,
+                                                          FunctionObjectCache* cache,
+                                                          const std::string& llvm_error);
+
+// Relocatable objects merged into one (LLD's `-r`, in process); one object
+// comes back as it is. Errors carry the linker's message.
+absl::StatusOr<std::string> LinkRelocatable(std::vector<std::string> objects);
 
 }  // namespace tuneforge::codegen

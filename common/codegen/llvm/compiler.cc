@@ -43,11 +43,10 @@ struct Compilation {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::Module> module;
-  double optimize_ms = 0;
 };
 
-absl::StatusOr<Compilation> BuildOptimized(const lower::LoweredFunc& func, const Target& target,
-                                           const CompileOptions& options) {
+absl::StatusOr<Compilation> BuildUnoptimized(const lower::LoweredFunc& func, const Target& target,
+                                             const CompileOptions& options) {
   if (options.opt_level < 0 || options.opt_level > 3) {
     return absl::InvalidArgumentError(absl::StrCat("opt_level ", options.opt_level,
                                                    " is out of range; use 0, 1, 2 or 3"));
@@ -63,12 +62,30 @@ absl::StatusOr<Compilation> BuildOptimized(const lower::LoweredFunc& func, const
       BuildModule(func, target, *c.machine, *c.context);
   if (!module.ok()) return module.status();
   c.module = *std::move(module);
-  auto optimize_start = std::chrono::steady_clock::now();
-  OptimizeModule(*c.module, *c.machine, options.opt_level);
-  c.optimize_ms = MillisSince(optimize_start);
-  if (!c.llvm_error->empty())
-    return absl::InternalError(absl::StrCat("LLVM failed to optimize the kernel: ", *c.llvm_error));
   return c;
+}
+
+// Text for inspection: each function optimized apart, as CompileToObject
+// builds it, then printed (IR) or compiled to assembly.
+absl::StatusOr<std::string> PrintFunctions(const lower::LoweredFunc& func, const Target& target,
+                                           const CompileOptions& options, bool assembly) {
+  absl::StatusOr<Compilation> c = BuildUnoptimized(func, target, options);
+  if (!c.ok()) return c.status();
+  std::string text;
+  for (std::unique_ptr<llvm::Module>& part : SplitIntoFunctions(std::move(c->module))) {
+    OptimizeModule(*part, *c->machine, options.opt_level);
+    if (!c->llvm_error->empty())
+      return absl::InternalError(absl::StrCat("LLVM failed to optimize the kernel: ", *c->llvm_error));
+    if (assembly) {
+      absl::StatusOr<std::string> code = EmitMachineCode(*part, *c->machine, llvm::CodeGenFileType::AssemblyFile);
+      if (!code.ok()) return code.status();
+      text += *code;
+    } else {
+      llvm::raw_string_ostream os(text);
+      part->print(os, nullptr);
+    }
+  }
+  return text;
 }
 
 }  // namespace
@@ -78,42 +95,34 @@ bool CompilerAvailable() { return true; }
 absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, const Target& target,
                                                const CompileOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<Compilation> c = BuildOptimized(func, target, options);
+  absl::StatusOr<Compilation> c = BuildUnoptimized(func, target, options);
   if (!c.ok()) return c.status();
-  auto machine_code_start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::string> object =
-      EmitMachineCode(*c->module, *c->machine, llvm::CodeGenFileType::ObjectFile);
-  const double machine_code_ms = MillisSince(machine_code_start);
-  if (!object.ok()) return object.status();
-  if (!c->llvm_error->empty())
-    return absl::InternalError(absl::StrCat("LLVM failed to generate code: ", *c->llvm_error));
+  absl::StatusOr<FunctionPartsObject> parts =
+      CompileFunctionsApart(std::move(c->module), *c->machine, target.ToString(), options.opt_level,
+                            options.function_cache, *c->llvm_error);
+  if (!parts.ok()) return parts.status();
   CompiledObject result;
   result.symbol = func.name;
   if (func.prepack) result.prepack_symbol = func.prepack_name();
   result.packed_args = PackedArgsOf(func);
-  result.object = *std::move(object);
+  result.object = std::move(parts->object);
   result.triple = target.triple;
-  result.optimize_ms = c->optimize_ms;
-  result.machine_code_ms = machine_code_ms;
+  result.optimize_ms = parts->optimize_ms;
+  result.machine_code_ms = parts->machine_code_ms;
+  result.functions = parts->functions;
+  result.reused_functions = parts->reused;
   result.compile_ms = MillisSince(start);
   return result;
 }
 
 absl::StatusOr<std::string> EmitLLVMIR(const lower::LoweredFunc& func, const Target& target,
                                        const CompileOptions& options) {
-  absl::StatusOr<Compilation> c = BuildOptimized(func, target, options);
-  if (!c.ok()) return c.status();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  c->module->print(os, nullptr);
-  return os.str();
+  return PrintFunctions(func, target, options, /*assembly=*/false);
 }
 
 absl::StatusOr<std::string> EmitAssembly(const lower::LoweredFunc& func, const Target& target,
                                          const CompileOptions& options) {
-  absl::StatusOr<Compilation> c = BuildOptimized(func, target, options);
-  if (!c.ok()) return c.status();
-  return EmitMachineCode(*c->module, *c->machine, llvm::CodeGenFileType::AssemblyFile);
+  return PrintFunctions(func, target, options, /*assembly=*/true);
 }
 
 absl::StatusOr<std::unique_ptr<LoadedKernel>> JitCompile(const lower::LoweredFunc& func,

@@ -19,6 +19,17 @@ void LLVMInitializeAArch64AsmPrinter();
 
 namespace tuneforge::codegen {
 
+const std::vector<const char*>& LlvmOptions() {
+  // The machine scheduler's dependence graph is quadratic in the memory
+  // operations of a block: a fully unrolled 512-step tile spent 70% of a
+  // 1.8-s compile building it. Past 200 of them LLVM chains them instead
+  // (its default is 1,000); compiles of such candidates take a third of
+  // the time, and tuned matmul, conv and depthwise kernels run as fast
+  // (docs/architecture.md, Decisions).
+  static const std::vector<const char*>* options = new std::vector<const char*>{"-dag-maps-huge-region=200"};
+  return *options;
+}
+
 void InitializeLlvmTargets() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -30,14 +41,9 @@ void InitializeLlvmTargets() {
     LLVMInitializeAArch64Target();
     LLVMInitializeAArch64TargetMC();
     LLVMInitializeAArch64AsmPrinter();
-    // The machine scheduler's dependence graph is quadratic in the memory
-    // operations of a block: a fully unrolled 512-step tile spent 70% of a
-    // 1.8-s compile building it. Past 200 of them LLVM chains them instead
-    // (its default is 1,000); compiles of such candidates take a third of
-    // the time, and tuned matmul, conv and depthwise kernels run as fast
-    // (docs/architecture.md, Decisions).
-    const char* argv[] = {"tuneforge", "-dag-maps-huge-region=200"};
-    llvm::cl::ParseCommandLineOptions(2, argv);
+    std::vector<const char*> argv = {"tuneforge"};
+    argv.insert(argv.end(), LlvmOptions().begin(), LlvmOptions().end());
+    llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data());
   });
 }
 

@@ -1,10 +1,19 @@
 // One-time registration of the LLVM targets code generation uses.
 #pragma once
 
+#include <vector>
+
 namespace tuneforge::codegen {
 
 // Registers the X86 and AArch64 targets (info, code generator, MC layer,
 // assembly printer). Thread-safe; the work happens once per process.
 void InitializeLlvmTargets();
+
+// The LLVM command-line options every compile runs with (set by
+// InitializeLlvmTargets). LLD's driver resets all of LLVM's options to their
+// defaults before it parses its own `-mllvm` ones, so every in-process link
+// passes these again (shared_object_link.cc): without them, compiles after
+// the first link took half as long again.
+const std::vector<const char*>& LlvmOptions();
 
 }  // namespace tuneforge::codegen

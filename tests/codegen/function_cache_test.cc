@@ -1,0 +1,129 @@
+// Kernels compiled function by function: the entry point and each parallel
+// task optimized and compiled apart, merged into one object, and a builder's
+// FunctionObjectCache handing back the functions it compiled before.
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common/codegen/function_object_cache.h"
+#include "common/codegen/object_info.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "llvm/Support/CommandLine.h"
+#include "tests/codegen/kernel_builder.h"
+
+namespace tuneforge::codegen::testing {
+namespace {
+
+using ::testing::Contains;
+
+constexpr int64_t kN = 256;
+
+// B = A * 2 then C = B + `add`, each loop parallel: an entry point and two
+// task functions. `loop` names the loop variables (names reach no object).
+LoweredFunc TwoStages(float add, const std::string& loop = "i") {
+  te::Buffer A = Buf("A", {kN}), B = Buf("B", {kN}), C = Buf("C", {kN});
+  return Func("two_stages", {A, B, C},
+              Seq({Loop(loop, kN, [&](Expr i) { return St(B, i, Ld(A, i) * 2.0f); }, ForKind::kParallel),
+                   Loop(loop + ".b", kN, [&](Expr i) { return St(C, i, Ld(B, i) + add); }, ForKind::kParallel)}));
+}
+
+// Loads the object and checks C = A * 2 + add.
+void ExpectRuns(const CompiledObject& object, float add) {
+  absl::StatusOr<std::unique_ptr<LoadedKernel>> kernel = LoadObject(object);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  std::vector<float> a(kN), b(kN), c(kN);
+  std::iota(a.begin(), a.end(), 0.0f);
+  void* args[] = {a.data(), b.data(), c.data()};
+  ASSERT_EQ((**kernel)(args), 0);
+  for (int64_t i = 0; i < kN; ++i) ASSERT_EQ(c[i], a[i] * 2 + add) << "at " << i;
+}
+
+TEST(FunctionCacheTest, AKernelsFunctionsAreCompiledApartIntoOneObject) {
+  absl::StatusOr<CompiledObject> object = CompileToObject(TwoStages(1.0f), Target::Host());
+  ASSERT_TRUE(object.ok()) << object.status();
+  EXPECT_EQ(object->functions, 3);  // entry point, two parallel tasks
+  EXPECT_EQ(object->reused_functions, 0);
+  absl::StatusOr<ObjectInfo> info = InspectObject(object->object);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->is_relocatable);
+  EXPECT_THAT(info->defined_functions, Contains("two_stages"));
+  ExpectRuns(*object, 1.0f);
+}
+
+TEST(FunctionCacheTest, TheSameKernelAgainReusesEveryFunction) {
+  FunctionObjectCache cache;
+  absl::StatusOr<CompiledObject> first = CompileToObject(TwoStages(1.0f, "i"), Target::Host(), {.function_cache = &cache});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->reused_functions, 0);
+  EXPECT_EQ(cache.entries(), 3u);
+  // Other loop names, the same code.
+  absl::StatusOr<CompiledObject> again = CompileToObject(TwoStages(1.0f, "j"), Target::Host(), {.function_cache = &cache});
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->functions, 3);
+  EXPECT_EQ(again->reused_functions, 3);
+  EXPECT_EQ(again->optimize_ms, 0);  // nothing left to optimize
+  EXPECT_EQ(cache.hits(), 3);
+  ExpectRuns(*again, 1.0f);
+}
+
+TEST(FunctionCacheTest, AKernelThatChangesOneStageCompilesOnlyThatStage) {
+  FunctionObjectCache cache;
+  ASSERT_TRUE(CompileToObject(TwoStages(1.0f), Target::Host(), {.function_cache = &cache}).ok());
+  absl::StatusOr<CompiledObject> changed = CompileToObject(TwoStages(5.0f), Target::Host(), {.function_cache = &cache});
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_EQ(changed->functions, 3);
+  EXPECT_EQ(changed->reused_functions, 2);  // the entry point and the first stage
+  // The new stage's code, not the cached one's.
+  ExpectRuns(*changed, 5.0f);
+}
+
+TEST(FunctionCacheTest, AnotherLevelOrTargetCompilesAfresh) {
+  FunctionObjectCache cache;
+  ASSERT_TRUE(CompileToObject(TwoStages(1.0f), Target::Host(), {.opt_level = 3, .function_cache = &cache}).ok());
+  absl::StatusOr<CompiledObject> o2 =
+      CompileToObject(TwoStages(1.0f), Target::Host(), {.opt_level = 2, .function_cache = &cache});
+  ASSERT_TRUE(o2.ok()) << o2.status();
+  EXPECT_EQ(o2->reused_functions, 0);
+  ExpectRuns(*o2, 1.0f);
+  absl::StatusOr<Target> arm = Target::Parse("aarch64");
+  ASSERT_TRUE(arm.ok()) << arm.status();
+  absl::StatusOr<CompiledObject> on_arm = CompileToObject(TwoStages(1.0f), *arm, {.function_cache = &cache});
+  ASSERT_TRUE(on_arm.ok()) << on_arm.status();
+  EXPECT_EQ(on_arm->reused_functions, 0);
+  absl::StatusOr<ObjectInfo> info = InspectObject(on_arm->object);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->elf_machine, 183);  // EM_AARCH64: the parts merged for their own machine
+  EXPECT_THAT(info->defined_functions, Contains("two_stages"));
+}
+
+TEST(FunctionCacheTest, TheCacheDropsItsOldestEntriesPastItsBound) {
+  FunctionObjectCache cache(/*max_bytes=*/1000);
+  cache.Add("a", std::string(400, 'a'));
+  cache.Add("b", std::string(400, 'b'));
+  cache.Add("c", std::string(400, 'c'));  // "a" goes
+  EXPECT_LE(cache.bytes(), 1000u);
+  EXPECT_FALSE(cache.Find("a").has_value());
+  EXPECT_EQ(cache.Find("b"), std::string(400, 'b'));
+  EXPECT_EQ(cache.Find("c"), std::string(400, 'c'));
+  cache.Add("huge", std::string(2000, 'h'));  // larger than the bound: not kept, nothing dropped
+  EXPECT_FALSE(cache.Find("huge").has_value());
+  EXPECT_EQ(cache.entries(), 2u);
+  EXPECT_EQ(cache.hits(), 2);
+  EXPECT_EQ(cache.misses(), 2);
+}
+
+// LLD's driver resets LLVM's options to their defaults before it parses its
+// own: the code generator's options must be what InitializeLlvmTargets set,
+// however many in-process links (merges, shared objects) ran before.
+TEST(FunctionCacheTest, LinksKeepTheCodeGeneratorsOptions) {
+  absl::StatusOr<CompiledObject> object = CompileToObject(TwoStages(1.0f), Target::Host());  // merges with LLD
+  ASSERT_TRUE(object.ok()) << object.status();
+  ASSERT_TRUE(LinkSharedObject(*object).ok());
+  llvm::cl::Option* option = llvm::cl::getRegisteredOptions().lookup("dag-maps-huge-region");
+  ASSERT_NE(option, nullptr);
+  EXPECT_EQ(static_cast<llvm::cl::opt<unsigned>*>(option)->getValue(), 200u);
+}
+
+}  // namespace
+}  // namespace tuneforge::codegen::testing
