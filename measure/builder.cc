@@ -12,15 +12,11 @@
 #include "common/lower/stmt_functor.h"
 #include "common/schedule/gpu_binding.h"
 #include "common/schedule/state.h"
+#include "common/millis_since.h"
 #include "common/te/ndarray.h"
 
 namespace tuneforge::measure {
 namespace {
-
-double MillisSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 // A lowered program this large takes LLVM many seconds (about 1 ms per
 // statement) to compile and would hold

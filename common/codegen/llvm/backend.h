@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/codegen/compiler.h"
 #include "common/codegen/target.h"
 #include "common/lower/stmt.h"
 #include "llvm/IR/LLVMContext.h"
@@ -50,19 +51,12 @@ std::vector<std::unique_ptr<llvm::Module>> SplitIntoFunctions(std::unique_ptr<ll
 // SplitIntoFunctions, then each part optimized and compiled, or taken from
 // `cache` (may be null) by the digest of its unoptimized IR, `target_key`
 // and `opt_level`; the parts' objects merged into one relocatable object.
-// `llvm_error` is the context's first error (checked after each step).
-struct FunctionPartsObject {
-  std::string object;
-  double optimize_ms = 0;
-  double machine_code_ms = 0;  // the merge included
-  int functions = 0;
-  int reused = 0;
-};
-absl::StatusOr<FunctionPartsObject> CompileFunctionsApart(std::unique_ptr<llvm::Module> module,
-                                                          llvm::TargetMachine& machine,
-                                                          const std::string& target_key, int opt_level,
-                                                          FunctionObjectCache* cache,
-                                                          const std::string& llvm_error);
+// Fills `out`'s object, optimize_ms, machine_code_ms (the merge included),
+// functions and reused_functions. `llvm_error` is the context's first error
+// (checked after each step).
+absl::Status CompileFunctionsApart(std::unique_ptr<llvm::Module> module, llvm::TargetMachine& machine,
+                                   const std::string& target_key, int opt_level, FunctionObjectCache* cache,
+                                   const std::string& llvm_error, CompiledObject& out);
 
 // Relocatable objects merged into one (LLD's `-r`, in process); one object
 // comes back as it is. Errors carry the linker's message.

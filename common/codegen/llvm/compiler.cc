@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/codegen/llvm/backend.h"
+#include "common/millis_since.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
@@ -32,10 +33,6 @@ class QuietDiagnostics : public llvm::DiagnosticHandler {
  private:
   std::string* first_error_;
 };
-
-double MillisSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Everything one compile owns; nothing is shared with other threads.
 struct Compilation {
@@ -97,20 +94,15 @@ absl::StatusOr<CompiledObject> CompileToObject(const lower::LoweredFunc& func, c
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<Compilation> c = BuildUnoptimized(func, target, options);
   if (!c.ok()) return c.status();
-  absl::StatusOr<FunctionPartsObject> parts =
-      CompileFunctionsApart(std::move(c->module), *c->machine, target.ToString(), options.opt_level,
-                            options.function_cache, *c->llvm_error);
-  if (!parts.ok()) return parts.status();
   CompiledObject result;
+  if (absl::Status s = CompileFunctionsApart(std::move(c->module), *c->machine, target.ToString(), options.opt_level,
+                                             options.function_cache, *c->llvm_error, result);
+      !s.ok())
+    return s;
   result.symbol = func.name;
   if (func.prepack) result.prepack_symbol = func.prepack_name();
   result.packed_args = PackedArgsOf(func);
-  result.object = std::move(parts->object);
   result.triple = target.triple;
-  result.optimize_ms = parts->optimize_ms;
-  result.machine_code_ms = parts->machine_code_ms;
-  result.functions = parts->functions;
-  result.reused_functions = parts->reused;
   result.compile_ms = MillisSince(start);
   return result;
 }

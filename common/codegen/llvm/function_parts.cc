@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/codegen/function_object_cache.h"
 #include "common/codegen/llvm/backend.h"
+#include "common/millis_since.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/raw_ostream.h"
@@ -20,10 +21,6 @@
 
 namespace tuneforge::codegen {
 namespace {
-
-double MillisSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Value and block names reach no object; they carry loop names, which differ
 // between programs of the same code (a fused loop's name lists the loops
@@ -82,12 +79,9 @@ std::vector<std::unique_ptr<llvm::Module>> SplitIntoFunctions(std::unique_ptr<ll
   return parts;
 }
 
-absl::StatusOr<FunctionPartsObject> CompileFunctionsApart(std::unique_ptr<llvm::Module> module,
-                                                          llvm::TargetMachine& machine,
-                                                          const std::string& target_key, int opt_level,
-                                                          FunctionObjectCache* cache,
-                                                          const std::string& llvm_error) {
-  FunctionPartsObject out;
+absl::Status CompileFunctionsApart(std::unique_ptr<llvm::Module> module, llvm::TargetMachine& machine,
+                                   const std::string& target_key, int opt_level, FunctionObjectCache* cache,
+                                   const std::string& llvm_error, CompiledObject& out) {
   std::vector<std::string> objects;
   for (std::unique_ptr<llvm::Module>& part : SplitIntoFunctions(std::move(module))) {
     ++out.functions;
@@ -97,7 +91,7 @@ absl::StatusOr<FunctionPartsObject> CompileFunctionsApart(std::unique_ptr<llvm::
       digest = DigestOf(*part, target_key, opt_level);
       if (std::optional<std::string> cached = cache->Find(digest)) {
         objects.push_back(*std::move(cached));
-        ++out.reused;
+        ++out.reused_functions;
         continue;
       }
     }
@@ -118,7 +112,7 @@ absl::StatusOr<FunctionPartsObject> CompileFunctionsApart(std::unique_ptr<llvm::
   out.machine_code_ms += MillisSince(merge_start);
   if (!merged.ok()) return merged.status();
   out.object = *std::move(merged);
-  return out;
+  return absl::OkStatus();
 }
 
 }  // namespace tuneforge::codegen
