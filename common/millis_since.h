@@ -1,4 +1,5 @@
-// Milliseconds of wall time since `start`: how builds time their phases.
+// Milliseconds of wall time since `start`: how builds, compiles and runs
+// time their phases.
 #pragma once
 
 #include <chrono>

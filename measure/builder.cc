@@ -10,9 +10,9 @@
 #include "common/codegen/cuda/cuda_compile.h"
 #include "common/lower/lower.h"
 #include "common/lower/stmt_functor.h"
+#include "common/millis_since.h"
 #include "common/schedule/gpu_binding.h"
 #include "common/schedule/state.h"
-#include "common/millis_since.h"
 #include "common/te/ndarray.h"
 
 namespace tuneforge::measure {

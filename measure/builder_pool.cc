@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/millis_since.h"
 #include "measure/measure_proto.h"
 
 namespace tuneforge::measure {
@@ -75,7 +76,7 @@ BuiltKernel BuilderProcess::Build(const runner::BuildRequest& request, double ti
                     absl::StrCat("talking to the builder process failed: ", reply.status().message()));
     }
   }();
-  k.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  k.build_ms = MillisSince(start);
   return k;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "common/millis_since.h"
 #include "measure/measure_proto.h"
 
 namespace tuneforge::measure {
@@ -136,8 +137,7 @@ MeasureResult Measurer::Run(const te::ComputeDag& dag, const BuiltKernel& refere
   request.set_contend_above_s(std::max(0.0, behind.contend_above_s));
   auto start = std::chrono::steady_clock::now();
   MeasureResult r = runner_.Run(request, options_.timeout_s, options_.reference_timeout_s);
-  r.run_wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.run_wall_ms = MillisSince(start);
   r.compile_ms = candidate.build_ms;
   return r;
 }

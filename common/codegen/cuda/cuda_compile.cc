@@ -4,6 +4,7 @@
 
 #include "common/codegen/cuda/launch_limits.h"
 #include "common/codegen/cuda/nvrtc_compiler.h"
+#include "common/millis_since.h"
 
 namespace tuneforge::codegen {
 
@@ -20,7 +21,7 @@ absl::StatusOr<CompiledObject> CompileForGpu(const lower::LoweredFunc& func, con
   out.triple = kCudaTriple;
   out.cuda_kernels = std::move(module->kernels);
   out.cuda_temporaries = std::move(module->temporaries);
-  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  out.compile_ms = MillisSince(start);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/millis_since.h"
 
 #ifdef TUNEFORGE_HAS_NVRTC
 #include <nvrtc.h>
@@ -44,7 +45,7 @@ absl::StatusOr<PtxModule> CompileCudaToPtx(const std::string& source, const std:
   while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
   nvrtcDestroyProgram(&program);
   out.log = std::move(log);
-  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  out.compile_ms = MillisSince(start);
   return out;
 }
 
