@@ -5,6 +5,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "common/lower/lower.h"
+#include "common/lower/passes/vectorize.h"
 #include "common/lower/printer.h"
 #include "common/lower/stmt_functor.h"
 #include "common/parallel_for.h"
@@ -56,9 +57,15 @@ lower::LowerOptions ProgramIdentityOptions(bool gpu) {
 }
 
 uint64_t LoweredCodeHash(const schedule::State& state, bool gpu) {
+  return IdentifyProgram(state, gpu, /*check_scatter=*/false).code;
+}
+
+ProgramIdentity IdentifyProgram(const schedule::State& state, bool gpu, bool check_scatter) {
   absl::StatusOr<lower::LoweredFunc> func = lower::Lower(state, ProgramIdentityOptions(gpu));
-  if (!func.ok()) return state.Hash() ^ kUnloweredSalt;
-  return absl::HashOf(IdentityText(*func));
+  if (!func.ok()) return {state.Hash() ^ kUnloweredSalt, false};
+  // Vectorizing is one of the passes the identity leaves out (it follows
+  // from the text); run here, it shows what the stores become.
+  return {absl::HashOf(IdentityText(*func)), check_scatter && lower::StoresScatter(lower::Vectorize(func->body))};
 }
 
 std::string IdentityText(const lower::LoweredFunc& func) {
@@ -73,17 +80,25 @@ bool LoweredPrograms::Add(const schedule::State& state) {
   const uint64_t steps = state.Hash();
   steps_.insert(steps);
   auto prepared = prepared_.find(steps);
-  const uint64_t code = prepared != prepared_.end() ? prepared->second : LoweredCodeHash(state, gpu_);
-  if (code_.insert(code).second) return true;
+  const ProgramIdentity identity = prepared != prepared_.end() ? prepared->second : Identify(state);
+  if (identity.scatters) {
+    ++scattering_;
+    return false;
+  }
+  if (code_.insert(identity.code).second) return true;
   ++copies_;
   return false;
 }
 
+ProgramIdentity LoweredPrograms::Identify(const schedule::State& state) const {
+  return IdentifyProgram(state, gpu_, skip_scattering_);
+}
+
 void LoweredPrograms::Prepare(const std::vector<const schedule::State*>& states, int threads) {
-  std::vector<uint64_t> hashes(states.size(), 0);
-  ParallelFor(states.size(), threads, [&](size_t i) { hashes[i] = LoweredCodeHash(*states[i], gpu_); });
+  std::vector<ProgramIdentity> identities(states.size());
+  ParallelFor(states.size(), threads, [&](size_t i) { identities[i] = Identify(*states[i]); });
   prepared_.clear();
-  for (size_t i = 0; i < states.size(); ++i) prepared_[states[i]->Hash()] = hashes[i];
+  for (size_t i = 0; i < states.size(); ++i) prepared_[states[i]->Hash()] = identities[i];
 }
 
 void LoweredPrograms::AddMeasured(const te::ComputeDagPtr& dag,

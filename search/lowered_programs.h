@@ -17,7 +17,15 @@
 // nothing else), and it costs a twentieth of the full lowering of a conv
 // candidate. Its variables are renamed by the order they are bound (names
 // record how loops were split and fused, not what they do), and the
-// prepack function is left out (it runs once, untimed). Not thread-safe.
+// prepack function is left out (it runs once, untimed).
+//
+// With `skip_scattering` (CPU programs), Add also refuses a program whose
+// vector code would scatter its stores (lower::StoresScatter): a loop
+// vectorized along an axis strided in what it writes. Such programs ran at
+// 1-10 GFLOPS in the tunings measured, where the bests ran at 86-480, and
+// their per-lane stores made most of the slowest compiles (1-4 s); none was
+// among any workload's best. Checked on the same lowering, vectorized. Not
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -32,13 +40,22 @@
 
 namespace tuneforge::search {
 
+// What Add reads of a program: the hash of its identity text and, where
+// asked, whether its vector code scatters.
+struct ProgramIdentity {
+  uint64_t code = 0;
+  bool scatters = false;
+};
+
 class LoweredPrograms {
  public:
-  explicit LoweredPrograms(bool gpu) : gpu_(gpu) {}
+  explicit LoweredPrograms(bool gpu, bool skip_scattering = false)
+      : gpu_(gpu), skip_scattering_(skip_scattering && !gpu) {}
 
   // Records `state`'s code; false when a program recorded before lowers to
-  // the same code (a copy). A state that does not lower counts as new, by
-  // its steps: its build reports the error.
+  // the same code (a copy), or when it scatters and those are skipped. A
+  // state that does not lower counts as new, by its steps: its build
+  // reports the error.
   bool Add(const schedule::State& state);
   // Lowers `states` on `threads` threads (0: the machine's cores) ahead of
   // the Add calls that follow for them, which then find their code hashed:
@@ -50,15 +67,20 @@ class LoweredPrograms {
   void AddMeasured(const te::ComputeDagPtr& dag, const std::vector<std::vector<schedule::Step>>& schedules,
                    int threads);
 
-  int64_t copies() const { return copies_; }  // states Add found to be copies
+  int64_t copies() const { return copies_; }          // states Add found to be copies
+  int64_t scattering() const { return scattering_; }  // states Add refused as scattering
   size_t size() const { return code_.size(); }
 
  private:
+  ProgramIdentity Identify(const schedule::State& state) const;
+
   bool gpu_;
+  bool skip_scattering_;
   absl::flat_hash_set<uint64_t> code_;   // hashes of lowered code
   absl::flat_hash_set<uint64_t> steps_;  // State::Hash of every state recorded
-  absl::flat_hash_map<uint64_t, uint64_t> prepared_;  // State::Hash -> code hash, by Prepare
+  absl::flat_hash_map<uint64_t, ProgramIdentity> prepared_;  // State::Hash -> identity, by Prepare
   int64_t copies_ = 0;
+  int64_t scattering_ = 0;
 };
 
 // The lowering options of that identity: the builder's for a CPU or GPU
@@ -68,6 +90,9 @@ lower::LowerOptions ProgramIdentityOptions(bool gpu);
 // The hash Add compares: of the program's text lowered with
 // ProgramIdentityOptions; the step hash (State::Hash) when it does not lower.
 uint64_t LoweredCodeHash(const schedule::State& state, bool gpu);
+// That hash and, with `check_scatter`, whether the same lowering, vectorized,
+// stores by scatter (false for a state that does not lower).
+ProgramIdentity IdentifyProgram(const schedule::State& state, bool gpu, bool check_scatter);
 // What that hash reads of a lowered program: its kernel (not the prepack
 // function) with loop and let variables named v0, v1, ... as they are bound.
 std::string IdentityText(const lower::LoweredFunc& func);

@@ -24,7 +24,8 @@ class SketchPolicy : public SearchPolicy {
                std::shared_ptr<LoweredPrograms> programs)
       : dag_(std::move(dag)), hw_(hw), model_(std::move(model)), rng_(seed), options_(options),
         stats_(stats ? stats : &own_stats_),
-        programs_(programs ? std::move(programs) : std::make_shared<LoweredPrograms>(hw.gpu)) {}
+        programs_(programs ? std::move(programs)
+                           : std::make_shared<LoweredPrograms>(hw.gpu, /*skip_scattering=*/true)) {}
 
   std::vector<std::vector<schedule::Step>> Propose(int n) override {
     auto start = std::chrono::steady_clock::now();
@@ -58,6 +59,7 @@ class SketchPolicy : public SearchPolicy {
     for (const schedule::State& s : init) take(s);
     seen_.insert(picked.begin(), picked.end());
     stats_->lowered_copies = programs_->copies();
+    stats_->scattering_skipped = programs_->scattering();
     stats_->last_round_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     last_scored_ = stats_->evolution.scored - scored_before;

@@ -61,8 +61,10 @@ struct SketchPolicyStats {
   // Learned mutation choice: what the rules did, as the predictor was told.
   int64_t scored_mutation_outcomes = 0;    // child scored above / below its parent
   int64_t measured_mutation_outcomes = 0;  // child measured faster / slower than its measured parent
-  // Programs not proposed: other steps for code proposed before.
+  // Programs not proposed: other steps for code proposed before, and
+  // programs whose vector code scatters its stores (lowered_programs.h).
   int64_t lowered_copies = 0;
+  int64_t scattering_skipped = 0;
 };
 
 std::unique_ptr<SearchPolicy> MakeSketchPolicy(te::ComputeDagPtr dag, const HardwareParams& hw,

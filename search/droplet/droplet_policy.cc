@@ -24,7 +24,7 @@ class DropletPolicy : public SearchPolicy {
                 uint64_t seed, const DropletOptions& options, const SketchPolicyOptions& ansor,
                 DropletStats* stats)
       : dag_(dag), hw_(hw), model_(model), rng_(seed ^ 0x9e3779b97f4a7c15ULL), options_(options),
-        stats_(stats ? stats : &own_stats_), programs_(std::make_shared<LoweredPrograms>(hw.gpu)),
+        stats_(stats ? stats : &own_stats_), programs_(std::make_shared<LoweredPrograms>(hw.gpu, /*skip_scattering=*/true)),
         ansor_(MakeSketchPolicy(std::move(dag), hw, std::move(model), seed, ansor, nullptr, programs_)) {}
 
   std::vector<std::vector<schedule::Step>> Propose(int n) override {
@@ -163,7 +163,8 @@ class DropletPolicy : public SearchPolicy {
 
   // The first `n` whose code was never proposed (a knob the code does not
   // depend on, like the unroll pragma of a precomputed constant stage, moves
-  // to a copy of the center); copies are never generated again.
+  // to a copy of the center) and does not scatter (lowered_programs.h);
+  // the others are never generated again.
   std::vector<schedule::State> NewCode(std::vector<schedule::State> states, int n) {
     std::vector<schedule::State> out;
     for (schedule::State& s : states) {

@@ -44,7 +44,7 @@ struct DropletStats {
   int knobs = 0;            // of the current center's space
   bool exhausted = false;   // the last descent tried every step without a win
   int64_t proposed = 0;     // neighbours proposed
-  int64_t copies = 0;       // neighbours skipped: they lower to code proposed before
+  int64_t copies = 0;       // neighbours skipped: they lower to code proposed before, or scatter
 };
 
 std::unique_ptr<SearchPolicy> MakeDropletPolicy(te::ComputeDagPtr dag, const HardwareParams& hw,

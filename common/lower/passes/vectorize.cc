@@ -161,4 +161,17 @@ std::optional<RampStart> RampStartOf(const te::Expr& index) {
 
 Stmt Vectorize(const Stmt& body) { return VectorizeLoops(body); }
 
+bool StoresScatter(const Stmt& vector_code) {
+  bool scatters = false;
+  VisitStmts(vector_code, [&](const Stmt& s) {
+    const Store* store = s.as<Store>();
+    if (scatters || !store || store->indices.size() != 1) return;
+    const Expr& index = store->indices[0];
+    if (!index.dtype().is_vector() || index.as<te::Broadcast>() || CopiedLoad(store->value)) return;
+    std::optional<RampStart> ramp = RampStartOf(index);
+    scatters = !ramp || (ramp->stride != 1 && ramp->stride != 0);
+  });
+  return scatters;
+}
+
 }  // namespace tuneforge::lower

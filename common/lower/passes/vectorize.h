@@ -32,4 +32,12 @@ std::optional<RampStart> RampStartOf(const te::Expr& index);
 
 Stmt Vectorize(const Stmt& body);
 
+// Whether vector code (Vectorize's output) computes lanes and stores them
+// to elements that are neither contiguous nor one element: a scatter, which
+// code generation writes lane by lane. Such a program vectorized a loop
+// along an axis strided in what it computes (a conv's output rows, a fused
+// tile of two axes). A copy (a store of a load) is not counted: a layout
+// transform that transposes writes strided lanes in good programs too.
+bool StoresScatter(const Stmt& vector_code);
+
 }  // namespace tuneforge::lower

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "common/lower/lower.h"
+#include "common/lower/passes/vectorize.h"
 #include "common/lower/printer.h"
 #include "common/schedule/state.h"
 #include "search/annotation/annotation.h"
@@ -163,6 +164,52 @@ TEST(LoweredProgramsTest, SketchPolicyNeverProposesCodeItProposedBefore) {
   }
   EXPECT_EQ(proposed, 64);
   EXPECT_GT(stats.lowered_copies, 0) << "no copy met: the test no longer exercises the check";
+}
+
+// C[i, j] vectorized along i (j k i): each lane's accumulator is 16 floats
+// from the next, stored lane by lane. Skipped where asked, prepared or not;
+// by default a program like any other.
+TEST(LoweredProgramsTest, ScatteringProgramsAreSkippedWhereAsked) {
+  te::Workload w = MustParse("matmul:M=16,N=16,K=16");
+  const int c = w.dag->num_ops() - 1;
+  const schedule::State scattering =
+      Build(w, {schedule::ReorderStep{c, {1, 2, 0}}, schedule::AnnotationStep{c, 2, schedule::IterAnnotation::kVectorize}});
+  const schedule::State contiguous =
+      Build(w, {schedule::ReorderStep{c, {0, 2, 1}}, schedule::AnnotationStep{c, 2, schedule::IterAnnotation::kVectorize}});
+  LoweredPrograms skipping(/*gpu=*/false, /*skip_scattering=*/true);
+  EXPECT_FALSE(skipping.Add(scattering));
+  EXPECT_TRUE(skipping.Add(contiguous));
+  EXPECT_EQ(skipping.scattering(), 1);
+  EXPECT_EQ(skipping.copies(), 0);
+  LoweredPrograms prepared(/*gpu=*/false, /*skip_scattering=*/true);
+  prepared.Prepare({&scattering, &contiguous}, 2);
+  EXPECT_FALSE(prepared.Add(scattering));
+  EXPECT_TRUE(prepared.Add(contiguous));
+  LoweredPrograms keeping(/*gpu=*/false);
+  EXPECT_TRUE(keeping.Add(scattering));
+  EXPECT_EQ(keeping.scattering(), 0);
+}
+
+// A strided conv's sampled programs include some vectorized along an axis
+// strided in what they compute (a fused tile of two axes, the output rows):
+// the ansor policy proposes none of them.
+TEST(LoweredProgramsTest, SketchPolicyNeverProposesScatteringCode) {
+  te::Workload w = MustParse("conv2d:N=1,C=3,H=28,W=28,K=16,R=7,S=7,pad=3,stride=2");
+  std::shared_ptr<SharedCostModel> model = OneThreadXGBoost();
+  SketchPolicyStats stats;
+  std::unique_ptr<SearchPolicy> policy =
+      MakeSketchPolicy(w.dag, OneCore(), model, 7, testing::SmallAnsorOptions(2), &stats);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<MeasuredCandidate> results;
+    for (const auto& steps : policy->Propose(16)) {
+      absl::StatusOr<lower::LoweredFunc> f = lower::Lower(Build(w, steps), lower::LowerOptions::ForTarget(false));
+      ASSERT_TRUE(f.ok()) << f.status();
+      EXPECT_FALSE(lower::StoresScatter(f->body)) << "round " << round << ": a scattering program proposed";
+      results.push_back({steps, true, 1e-3 * static_cast<double>(steps.size())});
+    }
+    policy->Update(results);
+  }
+  EXPECT_GT(stats.scattering_skipped, 0) << "none met: the test no longer exercises the check";
 }
 
 TEST(LoweredProgramsTest, RandomSearchNeverProposesCodeItProposedBefore) {
