@@ -24,7 +24,8 @@ class DropletPolicy : public SearchPolicy {
                 uint64_t seed, const DropletOptions& options, const SketchPolicyOptions& ansor,
                 DropletStats* stats)
       : dag_(dag), hw_(hw), model_(model), rng_(seed ^ 0x9e3779b97f4a7c15ULL), options_(options),
-        stats_(stats ? stats : &own_stats_), programs_(std::make_shared<LoweredPrograms>(hw.gpu, /*skip_scattering=*/true)),
+        stats_(stats ? stats : &own_stats_),
+        programs_(std::make_shared<LoweredPrograms>(hw.gpu, /*skip_scattering=*/true)),
         ansor_(MakeSketchPolicy(std::move(dag), hw, std::move(model), seed, ansor, nullptr, programs_)) {}
 
   std::vector<std::vector<schedule::Step>> Propose(int n) override {

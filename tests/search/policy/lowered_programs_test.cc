@@ -172,10 +172,9 @@ TEST(LoweredProgramsTest, SketchPolicyNeverProposesCodeItProposedBefore) {
 TEST(LoweredProgramsTest, ScatteringProgramsAreSkippedWhereAsked) {
   te::Workload w = MustParse("matmul:M=16,N=16,K=16");
   const int c = w.dag->num_ops() - 1;
-  const schedule::State scattering =
-      Build(w, {schedule::ReorderStep{c, {1, 2, 0}}, schedule::AnnotationStep{c, 2, schedule::IterAnnotation::kVectorize}});
-  const schedule::State contiguous =
-      Build(w, {schedule::ReorderStep{c, {0, 2, 1}}, schedule::AnnotationStep{c, 2, schedule::IterAnnotation::kVectorize}});
+  const schedule::Step vectorize_last = schedule::AnnotationStep{c, 2, schedule::IterAnnotation::kVectorize};
+  const schedule::State scattering = Build(w, {schedule::ReorderStep{c, {1, 2, 0}}, vectorize_last});
+  const schedule::State contiguous = Build(w, {schedule::ReorderStep{c, {0, 2, 1}}, vectorize_last});
   LoweredPrograms skipping(/*gpu=*/false, /*skip_scattering=*/true);
   EXPECT_FALSE(skipping.Add(scattering));
   EXPECT_TRUE(skipping.Add(contiguous));
