@@ -14,15 +14,10 @@
 namespace tuneforge::codegen {
 namespace {
 
+using lower::ContiguousBase;
 using lower::RampStart;
 using lower::RampStartOf;
-
-// The scalar start of a contiguous index.
-std::optional<te::Expr> ContiguousBase(const te::Expr& index) {
-  std::optional<RampStart> r = RampStartOf(index);
-  if (r && r->stride == 1) return r->base;
-  return std::nullopt;
-}
+using lower::UniformIndex;
 
 // An index with a constant stride of 2 to lower::kMaxSpanLoadStride, loaded as
 // its span's contiguous vector and a shuffle (a strided conv's input rows).
@@ -32,13 +27,6 @@ std::optional<te::Expr> ContiguousBase(const te::Expr& index) {
 std::optional<RampStart> SmallStrideStart(const te::Expr& index) {
   std::optional<RampStart> r = RampStartOf(index);
   if (r && r->stride >= 2 && r->stride <= lower::kMaxSpanLoadStride) return r;
-  return std::nullopt;
-}
-
-// The scalar address of an index whose lanes are all equal.
-std::optional<te::Expr> UniformIndex(const te::Expr& index) {
-  if (const auto* splat = index.as<te::Broadcast>()) return splat->value;
-  if (const auto* ramp = index.as<te::Ramp>(); ramp && ramp->stride == 0) return ramp->base;
   return std::nullopt;
 }
 

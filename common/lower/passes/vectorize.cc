@@ -159,6 +159,18 @@ std::optional<RampStart> RampStartOf(const te::Expr& index) {
   return std::nullopt;
 }
 
+std::optional<te::Expr> ContiguousBase(const te::Expr& index) {
+  std::optional<RampStart> r = RampStartOf(index);
+  if (r && r->stride == 1) return r->base;
+  return std::nullopt;
+}
+
+std::optional<te::Expr> UniformIndex(const te::Expr& index) {
+  if (const auto* splat = index.as<te::Broadcast>()) return splat->value;
+  if (const auto* ramp = index.as<te::Ramp>(); ramp && ramp->stride == 0) return ramp->base;
+  return std::nullopt;
+}
+
 Stmt Vectorize(const Stmt& body) { return VectorizeLoops(body); }
 
 bool StoresScatter(const Stmt& vector_code) {
@@ -167,9 +179,8 @@ bool StoresScatter(const Stmt& vector_code) {
     const Store* store = s.as<Store>();
     if (scatters || !store || store->indices.size() != 1) return;
     const Expr& index = store->indices[0];
-    if (!index.dtype().is_vector() || index.as<te::Broadcast>() || CopiedLoad(store->value)) return;
-    std::optional<RampStart> ramp = RampStartOf(index);
-    scatters = !ramp || (ramp->stride != 1 && ramp->stride != 0);
+    if (!index.dtype().is_vector() || CopiedLoad(store->value)) return;
+    scatters = !ContiguousBase(index) && !UniformIndex(index);  // as code generation writes it
   });
   return scatters;
 }

@@ -29,6 +29,10 @@ struct RampStart {
   int64_t stride = 0;
 };
 std::optional<RampStart> RampStartOf(const te::Expr& index);
+// The scalar start of a contiguous (stride-1) vector index.
+std::optional<te::Expr> ContiguousBase(const te::Expr& index);
+// The scalar address of a vector index whose lanes are all equal.
+std::optional<te::Expr> UniformIndex(const te::Expr& index);
 
 Stmt Vectorize(const Stmt& body);
 
