@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
 #include "bench/peer_process.h"
+#include "bench/peers/fma_peak.h"
 #include "bench/search/time_split.h"
 #include "bench/timing.h"
 #include "common/te/workload.h"
@@ -221,8 +222,10 @@ std::optional<double> Max(std::optional<double> a, std::optional<double> b) {
 // The winner and the peers after a tuning, side by side: rounds of one
 // fresh process each (ours, then every peer), so that all see the same
 // minutes of this shared machine; each figure is its best over the rounds.
+// The machine's FMA peak at the same thread count is timed in every round
+// too: the ceiling that says how much a ratio to a peer can still move.
 struct SideBySide {
-  std::optional<double> ours, openblas, onednn;
+  std::optional<double> ours, openblas, onednn, fma_peak;
 };
 
 SideBySide TimeSideBySide(const TuningOptions& o, const TuningWorkload& w, const std::filesystem::path& dir,
@@ -232,6 +235,7 @@ SideBySide TimeSideBySide(const TuningOptions& o, const TuningWorkload& w, const
     s.ours = Max(s.ours, RemeasureBestOnce(o, dir, w.spec));
     s.openblas = Max(s.openblas, PeerGflopsOnce(o, w, "openblas", flops));
     s.onednn = Max(s.onednn, PeerGflopsOnce(o, w, "onednn", flops));
+    if (double peak = MeasureFmaPeakGflops(o.threads, nullptr); peak > 0) s.fma_peak = Max(s.fma_peak, peak);
   }
   return s;
 }
@@ -298,6 +302,7 @@ int RunTuningCurves(const TuningOptions& o) {
                      {"remeasured_gflops", remeasured ? Json(*remeasured) : Json()},
                      {"openblas_gflops_beside", beside.openblas ? Json(*beside.openblas) : Json()},
                      {"onednn_gflops_beside", beside.onednn ? Json(*beside.onednn) : Json()},
+                     {"fma_peak_gflops_beside", beside.fma_peak ? Json(*beside.fma_peak) : Json()},
                      {"seconds", curve.empty() ? 0.0 : curve.back().seconds},
                      {"error", error}};
       if (time_split)
@@ -326,6 +331,10 @@ int RunTuningCurves(const TuningOptions& o) {
                   Cell(beside.onednn).c_str(), 2 * kPeerProcesses,
                   Cell(Ratio(remeasured, beside.openblas), "%.2f").c_str(),
                   Cell(Ratio(remeasured, beside.onednn), "%.2f").c_str());
+      // The workload's FLOPs, not those executed: a conv whose program skips
+      // its padded taps can pass 1.0.
+      std::printf("  %-7s x FMA peak %s (%s GFLOPS, best of the same rounds)\n", "",
+                  Cell(Ratio(remeasured, beside.fma_peak), "%.2f").c_str(), Cell(beside.fma_peak).c_str());
       if (time_split) std::printf("  %-7s %s\n", "", TimeSplitLine(*time_split).c_str());
       if (!error.empty()) std::printf("    error: %s\n", error.c_str());
       std::fflush(stdout);
