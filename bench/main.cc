@@ -313,6 +313,13 @@ int main(int argc, char** argv) {
     tuning_opt.tuneforge_binary = (std::filesystem::path(self).parent_path() / "tuneforge").string();
     tuning_opt.policies = absl::StrSplit(policies, ',', absl::SkipEmpty());
     tuning_opt.workloads = absl::StrSplit(workloads, ',', absl::SkipEmpty());
+    const std::vector<std::string> known = TuningWorkloadNames();
+    for (const std::string& name : tuning_opt.workloads)
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        std::cerr << "error: --workloads '" << name << "' is not a tuning workload; give some of: "
+                  << absl::StrJoin(known, ", ") << "\n";
+        return 1;
+      }
     tuning_opt.threads = thread_counts.empty() ? 2 : thread_counts.back();
     tuning_opt.json = opt.json;
     return RunTuningCurves(tuning_opt);

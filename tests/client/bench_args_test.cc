@@ -55,6 +55,12 @@ TEST(BenchArgsTest, CompileSplitOfALevelLlvmHasNotIsOneLineError) {
   ExpectOneLineError(RunBench(dir, {"--compile-split", dir + "/none.db", "--compile-levels", "3,7"}), "level 7");
 }
 
+// A misspelt workload tuned nothing and printed an empty report.
+TEST(BenchArgsTest, TuningAnUnknownWorkloadIsOneLineError) {
+  std::string dir = MakeTempDir();
+  ExpectOneLineError(RunBench(dir, {"--tuning", "--workloads", "matmul_1024,conv3x3", "--trials", "4"}), "conv3x3");
+}
+
 TEST(BenchArgsTest, CompileSplitRebuildsATuningsRecordsAtEachLevelAndTimesTheBest) {
   std::string dir = MakeTempDir();
   CliResult tuned = RunCliIn(dir, With({"tune", kMatmul64, "--trials", "8", "--db", dir + "/t.db", "--json"},
