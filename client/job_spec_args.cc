@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/model_workloads.h"
+#include "common/te/workload_forms.h"
 #include "measure/measure_proto.h"
 #include "search/mutation_choice/mutation_choice.h"
 #include "search/sketch_selection/sketch_selection.h"
@@ -16,8 +17,10 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--model", args->model,
                   "ONNX model: tune every task of it (fused subgraphs, weighted by how often they run)");
   cmd->add_option("--conv-algorithm", args->conv_algorithm,
-                  "with --model: how its 3x3 stride-1 convolutions are tuned: direct (the default) or winograd "
-                  "(F(4x4,3x3)); run and compile use whichever form has the faster record");
+                  "how 3x3 stride-1 convolutions are tuned: direct (the default), winograd (F(4x4,3x3)) or, for "
+                  "workloads named on the command line, auto (both forms, the trials shared by the gradient "
+                  "task scheduler; the faster one is the best); run, compile and measure --best use whichever "
+                  "form has the faster record");
   cmd->add_option("--batch", args->batch, "candidates per round (default 64)");
   cmd->add_option("--policy", args->policy,
                   "search policy: ansor (sketches, evolutionary search, learned cost model), droplet (ansor's "
@@ -61,6 +64,10 @@ absl::StatusOr<JobSpecArgs> WithModelTasks(const JobSpecArgs& args, ResolvedJobS
   graph::ModelOptions options;
   if (args.conv_algorithm == "winograd") {
     options.conv = graph::ConvAlgorithm::kWinograd;
+  } else if (args.conv_algorithm == "auto") {
+    return absl::InvalidArgumentError("--conv-algorithm auto tunes both forms of convs named on the command line; "
+                                      "for a model give direct or winograd (run and compile then use whichever "
+                                      "form has the faster record)");
   } else if (!args.conv_algorithm.empty() && args.conv_algorithm != "direct") {
     return absl::InvalidArgumentError(absl::StrCat("--conv-algorithm is '", args.conv_algorithm,
                                                    "'; give direct or winograd"));
@@ -76,6 +83,38 @@ absl::StatusOr<JobSpecArgs> WithModelTasks(const JobSpecArgs& args, ResolvedJobS
   return resolved;
 }
 
+// --conv-algorithm for workloads named on the command line: winograd
+// replaces each conv by its Winograd form; auto appends the form after the
+// workloads, as another form of its conv (JobSpec.form_of). Returns form_of
+// per workload (empty: no forms).
+absl::StatusOr<std::vector<int>> WithConvForms(const std::string& algorithm, std::vector<ApiWorkload>* workloads) {
+  if (algorithm.empty() || algorithm == "direct") return std::vector<int>{};
+  if (algorithm != "winograd" && algorithm != "auto")
+    return absl::InvalidArgumentError(
+        absl::StrCat("--conv-algorithm is '", algorithm, "'; give direct, winograd or auto"));
+  std::vector<int> form_of(workloads->size(), 0);
+  const size_t named = workloads->size();
+  for (size_t i = 0; i < named; ++i) {
+    std::optional<te::Workload> form = te::WinogradFormOf((*workloads)[i].parsed);
+    if (!form) {
+      if (algorithm == "auto") continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--conv-algorithm winograd: ", (*workloads)[i].parsed.spec, " has no Winograd form (a conv2d with R=3, "
+          "S=3, stride 1, no dilation or groups has one); drop the flag or name such a conv"));
+    }
+    absl::StatusOr<ApiWorkload> w = ResolveApiWorkload(form->spec, "");
+    if (!w.ok()) return w.status();
+    if (algorithm == "winograd") {
+      (*workloads)[i] = *std::move(w);
+      continue;
+    }
+    workloads->push_back(*std::move(w));
+    form_of.push_back(static_cast<int>(i) + 1);
+  }
+  if (algorithm == "winograd" || workloads->size() == named) return std::vector<int>{};
+  return form_of;
+}
+
 }  // namespace
 
 absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std::string& device_key) {
@@ -86,9 +125,6 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
     if (!with_model.ok()) return with_model.status();
     args = *std::move(with_model);
   }
-  if (given.model.empty() && !given.conv_algorithm.empty())
-    return absl::InvalidArgumentError("--conv-algorithm chooses how a model's convolutions are tuned; add --model "
-                                      "F.onnx, or name the workload itself (conv2d:... or conv2d_winograd:...)");
   if (args.specs.empty() && args.def_files.empty() && out.workloads.empty())
     return absl::InvalidArgumentError(
         "no workload: name one as OP:KEY=VALUE,... (e.g. matmul:M=1024,N=1024,K=1024) or give "
@@ -143,6 +179,16 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
     if (!w.ok()) return w.status();
     out.workloads.push_back(*std::move(w));
   }
+  std::vector<int> form_of;
+  if (given.model.empty()) {
+    absl::StatusOr<std::vector<int>> forms = WithConvForms(args.conv_algorithm, &out.workloads);
+    if (!forms.ok()) return forms.status();
+    form_of = *std::move(forms);
+    if (!form_of.empty() && args.task_scheduler.empty()) args.task_scheduler = "gradient";
+    if (!form_of.empty() && !args.weights.empty())
+      for (size_t i = args.weights.size(); i < form_of.size(); ++i)
+        args.weights.push_back(args.weights[form_of[i] - 1]);
+  }
   v1::JobSpec& spec = out.spec;
   for (const ApiWorkload& w : out.workloads) *spec.add_workloads() = w.message;
   spec.set_device_key(device_key);
@@ -157,6 +203,7 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
   spec.set_droplet_after(args.droplet_after);
   spec.set_mutation_choice(args.mutation_choice);
   spec.mutable_weights()->Assign(args.weights.begin(), args.weights.end());
+  spec.mutable_form_of()->Assign(form_of.begin(), form_of.end());
   *spec.mutable_measure() = measure::MeasureOptionsToProto(m);
   return out;
 }

@@ -1,11 +1,14 @@
 #include "client/job_view.h"
 
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/api/jobs_client.h"
 #include "search/search_policy.h"
+#include "search/task_scheduler/task_scheduler.h"
 
 namespace tuneforge::cli {
 namespace {
@@ -26,36 +29,66 @@ std::string FormatEta(double eta_s) {
   return absl::StrFormat("ETA %.1f h", eta_s / 3600);
 }
 
-// Sum of weight x best over the tasks that have a best.
-double EstimatedLatencySeconds(const v1::Job& job) {
-  double total = 0;
-  for (const v1::TaskProgress& t : job.tasks()) total += t.weight() * t.best_seconds();
-  return total;
+// The tasks as the scheduler weighs them: best, weight, and which task
+// each is another form of (JobSpec.form_of).
+std::vector<search::TaskState> SchedulerView(const v1::Job& job) {
+  std::vector<search::TaskState> tasks;
+  for (int i = 0; i < job.tasks_size(); ++i) {
+    search::TaskState t;
+    t.best_seconds = job.tasks(i).best_seconds();
+    t.weight = job.tasks(i).weight();
+    t.form_of = i < job.spec().form_of_size() ? job.spec().form_of(i) - 1 : -1;
+    tasks.push_back(t);
+  }
+  return tasks;
+}
+
+// Sum of weight x best over the tasks that have a best (of forms, the
+// fastest).
+double EstimatedLatencySeconds(const v1::Job& job) { return search::EstimatedLatencySeconds(SchedulerView(job)); }
+
+// A task's share of the estimated latency; a form slower than another of
+// its task has none (the faster one runs).
+std::optional<double> Share(const std::vector<search::TaskState>& tasks, size_t i, double total) {
+  const search::TaskState& t = tasks[i];
+  if (t.best_seconds <= 0 || total <= 0 || t.best_seconds > search::FastestFormSeconds(tasks, i)) return std::nullopt;
+  return t.weight * t.best_seconds / total;
 }
 
 Json TasksToJson(const v1::Job& job) {
   const double total = EstimatedLatencySeconds(job);
+  const std::vector<search::TaskState> view = SchedulerView(job);
   Json tasks = Json::array();
-  for (const v1::TaskProgress& t : job.tasks()) {
+  for (int i = 0; i < job.tasks_size(); ++i) {
+    const v1::TaskProgress& t = job.tasks(i);
     const bool has_best = t.best_seconds() > 0;
+    const std::optional<double> share = Share(view, i, total);
+    const int of = view[i].form_of;
     tasks.push_back(Json{{"workload", t.workload()},
                          {"workload_key", t.workload_key()},
                          {"trials", t.trials()},
                          {"best_ms", has_best ? Json(t.best_seconds() * 1e3) : Json()},
                          {"weight", t.weight()},
-                         {"share", has_best && total > 0 ? Json(t.weight() * t.best_seconds() / total) : Json()}});
+                         {"share", share ? Json(*share) : Json()},
+                         {"form_of", of >= 0 && of < job.tasks_size() ? Json(job.tasks(of).workload()) : Json()}});
   }
   return tasks;
 }
 
 std::string TasksToText(const v1::Job& job) {
   const double total = EstimatedLatencySeconds(job);
+  const std::vector<search::TaskState> view = SchedulerView(job);
   std::string text = absl::StrFormat("\n  estimated end-to-end latency %.4g ms (sum of weight x best)", total * 1e3);
-  for (const v1::TaskProgress& t : job.tasks()) {
+  for (int i = 0; i < job.tasks_size(); ++i) {
+    const v1::TaskProgress& t = job.tasks(i);
     absl::StrAppend(&text, absl::StrFormat("\n  %-40s %5d trials  ", t.workload(), t.trials()));
-    if (t.best_seconds() > 0)
+    const std::optional<double> share = Share(view, i, total);
+    if (t.best_seconds() > 0 && share)
       absl::StrAppend(&text, absl::StrFormat("best %9.4g ms  weight %g  share %4.1f%%", t.best_seconds() * 1e3,
-                                             t.weight(), 100 * t.weight() * t.best_seconds() / total));
+                                             t.weight(), 100 * *share));
+    else if (t.best_seconds() > 0)
+      absl::StrAppend(&text, absl::StrFormat("best %9.4g ms  weight %g  (another form is faster)",
+                                             t.best_seconds() * 1e3, t.weight()));
     else
       absl::StrAppend(&text, absl::StrFormat("no best yet     weight %g", t.weight()));
   }

@@ -90,10 +90,19 @@ absl::StatusOr<TuneSession> OpenSession(const TuneArgs& args, const std::string&
   return session;
 }
 
+// The spec the best schedule is of: the workload, or another form of it
+// (--conv-algorithm auto); null without a best.
+Json BestWorkload(const v1::Job& job, const ResolvedJobSpec& spec) {
+  for (const ApiWorkload& w : spec.workloads)
+    if (w.parsed.dag->workload_key() == job.best_workload_key()) return w.parsed.spec;
+  return Json();
+}
+
 Json TuneJson(const v1::Job& job, const ResolvedJobSpec& spec, const TuneSession& session,
               double wall_s, bool continued) {
   bool has_best = job.best_seconds() > 0;
   return Json{{"best_gflops", job.best_gflops()},
+              {"best_workload", BestWorkload(job, spec)},
               {"best_seconds", has_best ? Json(job.best_seconds()) : Json()},
               {"trials", job.trials_done()},
               {"wall_s", wall_s},

@@ -10,6 +10,7 @@
 #include "common/te/ops/depthwise_conv.h"
 #include "common/te/ops/epilogue.h"
 #include "common/te/ops/matmul.h"
+#include "common/te/workload_forms.h"
 #include "common/te/ops/winograd_conv.h"
 #include "common/te/workload.h"
 #include "graph/lower/node_te.h"
@@ -70,11 +71,9 @@ std::optional<LibraryRoot> WithBias(const Graph& g, const Node& n, int64_t K, In
   return root;
 }
 
-// Winograd's F(4x4, 3x3) where it computes the same convolution. Tiles of
-// 4 even on sizes 4 does not divide (14x14: the last tile's extra outputs
-// are computed and dropped): F(2x2, 3x3) costs 4 multiplies an output
-// against 2.25, more than the waste.
-constexpr int64_t kWinogradTile = 4;
+// Winograd's F(4x4, 3x3) where it computes the same convolution (the
+// tile: workload_forms.h).
+constexpr int64_t kWinogradTile = te::kWinogradFormTile;
 
 bool WinogradComputes(const Conv& c, int64_t R, int64_t S, int64_t stride, int64_t dilation) {
   return R == 3 && S == 3 && stride == 1 && dilation == 1 && c.group == 1;

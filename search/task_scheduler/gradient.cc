@@ -67,6 +67,18 @@ double GradientScheduler::Gradient(size_t i, const std::vector<TaskState>& tasks
       best_similar_rate = std::max(best_similar_rate, tasks[k].flops / tasks[k].best_seconds);
   if (best_similar_rate > 0 && t.flops > 0)
     forward = std::min(forward, options_.beta * t.flops / best_similar_rate - g);
+  // A form slower than another form of its task (forms are alternatives:
+  // the faster one runs) shortens the model only below that one: its past
+  // progress did not, and of its expected progress only what goes below.
+  double fastest_other = 0;
+  for (size_t k = 0; k < tasks.size(); ++k)
+    if (k != i && PrimaryOf(tasks, k) == PrimaryOf(tasks, i) && tasks[k].best_seconds > 0 &&
+        (fastest_other <= 0 || tasks[k].best_seconds < fastest_other))
+      fastest_other = tasks[k].best_seconds;
+  if (fastest_other > 0 && g > fastest_other) {
+    backward = 0;
+    forward = std::min(0.0, forward + (g - fastest_other) / static_cast<double>(std::max<int64_t>(t.trials, 1)));
+  }
   return t.weight * (options_.alpha * backward + (1 - options_.alpha) * forward);
 }
 

@@ -15,6 +15,9 @@
 //                  (g latency, t trials, C FLOPs, V FLOP/s of the best of a
 //                  similar task k: the task cannot be much slower than its
 //                  peers, nor improve faster than in proportion to its time)
+//   forms          of a task computed by other algorithms (TaskState::
+//                  form_of), one slower than another counts only the
+//                  progress expected below that one (the faster one runs)
 //   early stop     a task whose best has not improved over its last
 //                  early_stop_trials trials is passed over while another can
 //                  go on

@@ -34,10 +34,25 @@ std::string SimilarityGroup(std::string_view op, double flops, double outputs) {
   return absl::StrCat(std::string(op), "/", scale(flops, 1.618), "/", scale(flops / std::max(outputs, 1.0), 4));
 }
 
+size_t PrimaryOf(const std::vector<TaskState>& tasks, size_t i) {
+  const int of = tasks[i].form_of;
+  return of >= 0 && static_cast<size_t>(of) < tasks.size() ? static_cast<size_t>(of) : i;
+}
+
+double FastestFormSeconds(const std::vector<TaskState>& tasks, size_t i) {
+  const size_t primary = PrimaryOf(tasks, i);
+  double fastest = 0;
+  for (size_t k = 0; k < tasks.size(); ++k)
+    if (PrimaryOf(tasks, k) == primary && tasks[k].best_seconds > 0 &&
+        (fastest <= 0 || tasks[k].best_seconds < fastest))
+      fastest = tasks[k].best_seconds;
+  return fastest;
+}
+
 double EstimatedLatencySeconds(const std::vector<TaskState>& tasks) {
   double total = 0;
-  for (const TaskState& t : tasks)
-    if (t.best_seconds > 0) total += t.weight * t.best_seconds;
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (PrimaryOf(tasks, i) == i) total += tasks[i].weight * FastestFormSeconds(tasks, i);
   return total;
 }
 

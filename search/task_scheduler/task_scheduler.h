@@ -27,7 +27,18 @@ struct TaskState {
   // Tasks of one group are similar: one of them can be expected to reach
   // about the FLOP rate of the others (SimilarityGroup). "" : in no group.
   std::string group;
+  // Another form of task `form_of` (the same outputs by another algorithm,
+  // e.g. a conv by Winograd); -1: none. Forms are alternatives: the model
+  // runs the faster one, so only the fastest of them counts.
+  int form_of = -1;
 };
+
+// The index of the task whose outputs `i` computes: its own, or the one it
+// is a form of.
+size_t PrimaryOf(const std::vector<TaskState>& tasks, size_t i);
+// The fastest correct best among task i's forms (its primary and every
+// form of it); 0 when none has one.
+double FastestFormSeconds(const std::vector<TaskState>& tasks, size_t i);
 
 // The group of a task of operator `op` with `flops` per run producing
 // `outputs` elements: the operator, its FLOPs on a log scale (base 1.618,
@@ -42,7 +53,8 @@ struct TaskState {
 std::string SimilarityGroup(std::string_view op, double flops, double outputs);
 
 // The end-to-end latency the tasks' bests add up to: sum of weight x best
-// over the tasks that have a correct program.
+// over the tasks that have a correct program, of a task's forms the
+// fastest.
 double EstimatedLatencySeconds(const std::vector<TaskState>& tasks);
 
 class TaskScheduler {

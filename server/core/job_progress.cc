@@ -40,6 +40,12 @@ void MarkRunning(JobRuntime* rt) {
 
 void SetBest(JobRuntime* rt, const Record& r) {
   rt->job.best_gflops = r.gflops;
+  // Another form's FLOPs are not the task's (Winograd multiplies less): its
+  // speed is told in the FLOPs of the task it computes, so forms compare.
+  for (size_t i = 0; i < rt->workloads.size() && i < rt->job.spec.form_of.size(); ++i)
+    if (rt->job.spec.form_of[i] > 0 && rt->workloads[i].dag->workload_key() == r.workload_key &&
+        r.median_seconds > 0)
+      rt->job.best_gflops = rt->workloads[rt->job.spec.form_of[i] - 1].dag->flops() / r.median_seconds / 1e9;
   rt->job.best_seconds = r.median_seconds;
   rt->job.best_schedule_json = r.schedule_json;
   rt->job.best_workload_key = r.workload_key;

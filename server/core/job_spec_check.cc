@@ -66,6 +66,16 @@ absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec) {
     if (!std::isfinite(spec.weights[i]) || spec.weights[i] <= 0 || spec.weights[i] > kMaxWorkloadWeight)
       return Bad(absl::StrCat("spec.weights[", i, "] must be in (0, ", kMaxWorkloadWeight,
                               "] (how often the workload runs in the model), got ", spec.weights[i]));
+  if (!spec.form_of.empty() && spec.form_of.size() != spec.workloads.size())
+    return Bad(absl::StrCat("spec.form_of: ", spec.form_of.size(), " entries for ", spec.workloads.size(),
+                            " workloads; give one per workload, in order, or none"));
+  for (size_t i = 0; i < spec.form_of.size(); ++i) {
+    const int of = spec.form_of[i];
+    if (of == 0) continue;
+    if (of < 0 || static_cast<size_t>(of) > i || spec.form_of[of - 1] != 0)
+      return Bad(absl::StrCat("spec.form_of[", i, "] is ", of, "; give 0, or 1 + the index of an earlier workload "
+                              "that is not itself another's form"));
+  }
   std::vector<te::Workload> parsed;
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     absl::StatusOr<te::Workload> w = measure::ParseWorkloadSource(spec.workloads[i]);

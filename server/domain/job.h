@@ -38,6 +38,9 @@ struct JobSpec {
   std::string sketch_selection;           // search::ParseSketchSelection's names; "": uniform
   int droplet_after = 0;                  // policy droplet: Ansor's trials first; 0: kDefaultDropletAfter
   std::string mutation_choice;            // search::ParseMutationChoice's names; "": fixed
+  // Per workload: 0, or 1 + the index of the earlier workload it is another
+  // form of (same outputs, another algorithm). Empty: none.
+  std::vector<int> form_of;
 };
 
 // One workload of a job as its task scheduler sees it.

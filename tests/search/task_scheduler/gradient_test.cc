@@ -185,5 +185,38 @@ TEST(EstimatedLatency, SumsWeightTimesBestOverTasksWithAProgram) {
   EXPECT_DOUBLE_EQ(EstimatedLatencySeconds({Task(8, 1e-3, 2), Task(8, 0, 5), Task(8, 3e-3, 1)}), 5e-3);
 }
 
+TaskState FormOf(int of, int64_t trials, double best_seconds, double weight = 1) {
+  TaskState t = Task(trials, best_seconds, weight);
+  t.form_of = of;
+  return t;
+}
+
+// Forms of a task (a conv and its Winograd form) are alternatives: the
+// model runs the faster one, so only that one counts, whichever it is.
+TEST(EstimatedLatency, CountsTheFasterFormOfATaskOnce) {
+  EXPECT_DOUBLE_EQ(EstimatedLatencySeconds({Task(8, 4e-3, 2), Task(8, 1e-3), FormOf(0, 8, 3e-3, 2)}), 7e-3);
+  EXPECT_DOUBLE_EQ(EstimatedLatencySeconds({Task(8, 2e-3, 2), FormOf(0, 8, 5e-3, 2)}), 4e-3);
+  // A form with a program stands for its task while the task has none.
+  EXPECT_DOUBLE_EQ(EstimatedLatencySeconds({Task(8, 0, 3), FormOf(0, 8, 1e-3, 3)}), 3e-3);
+  EXPECT_DOUBLE_EQ(FastestFormSeconds({Task(8, 2e-3), FormOf(0, 8, 5e-3)}, 1), 2e-3);
+}
+
+// Equal trials, equal times: a form far slower than its task's other form
+// gains the model only what it may go below that one, so a task of the
+// same latency and no faster form goes first; the same form alone would
+// have tied with it.
+TEST(GradientScheduler, AFormSlowerThanItsSiblingGainsOnlyBelowIt) {
+  GradientScheduler s(NoExploration());
+  std::vector<TaskState> tasks = {Task(64, 1e-3), FormOf(0, 64, 8e-3), Task(64, 8e-3)};
+  for (int i = 0; i < 3; ++i) s.Next(tasks);
+  EXPECT_EQ(s.Next(tasks), 2u);
+  EXPECT_LT(s.last_gradients()[2], 4 * s.last_gradients()[1]);
+  GradientScheduler alone(NoExploration());
+  std::vector<TaskState> unrelated = {Task(64, 1e-3), Task(64, 8e-3), Task(64, 8e-3)};
+  for (int i = 0; i < 3; ++i) alone.Next(unrelated);
+  alone.Next(unrelated);
+  EXPECT_DOUBLE_EQ(alone.last_gradients()[1], alone.last_gradients()[2]);
+}
+
 }  // namespace
 }  // namespace tuneforge::search

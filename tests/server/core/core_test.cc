@@ -321,6 +321,14 @@ TEST_F(CoreTest, BadSpecsNameTheField) {
       {[](JobSpec& s) { s.sketch_selection = "bandit"; }, "spec.sketch_selection: unknown sketch selection 'bandit'"},
       {[](JobSpec& s) { s.weights = {1, 2}; }, "spec.weights: 2 weights for 1 workloads"},
       {[](JobSpec& s) { s.weights = {0}; }, "spec.weights[0] must be in (0, "},
+      {[](JobSpec& s) { s.form_of = {0, 0}; }, "spec.form_of: 2 entries for 1 workloads"},
+      {[](JobSpec& s) { s.form_of = {1}; }, "spec.form_of[0] is 1; give 0, or 1 + the index of an earlier"},
+      {[](JobSpec& s) {
+         s.workloads.push_back(s.workloads[0]);
+         s.workloads.push_back(s.workloads[0]);
+         s.form_of = {0, 1, 2};  // a form of a form
+       },
+       "spec.form_of[2] is 2"},
   };
   for (const Case& c : cases) {
     JobSpec spec = Spec(10);
