@@ -30,6 +30,21 @@ absl::Status CheckMeasure(const measure::MeasureOptions& m) {
   return absl::OkStatus();
 }
 
+// What a form must share with the workload it computes: the shapes and
+// dtypes of its inputs and outputs, in order.
+std::string Signature(const te::ComputeDag& dag) {
+  std::string out;
+  for (const std::vector<int>& ops : {dag.InputOps(), dag.OutputOps()}) {
+    for (int i : ops) {
+      absl::StrAppend(&out, te::ToString(dag.op(i)->dtype), "[");
+      for (int64_t extent : dag.op(i)->shape) absl::StrAppend(&out, extent, ",");
+      absl::StrAppend(&out, "]");
+    }
+    absl::StrAppend(&out, "->");
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec) {
@@ -82,6 +97,11 @@ absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec) {
     if (!w.ok()) return Bad(absl::StrCat("spec.workloads[", i, "]: ", w.status().message()));
     parsed.push_back(*std::move(w));
   }
+  for (size_t i = 0; i < spec.form_of.size(); ++i)
+    if (spec.form_of[i] > 0 && Signature(*parsed[i].dag) != Signature(*parsed[spec.form_of[i] - 1].dag))
+      return Bad(absl::StrCat("spec.form_of[", i, "]: ", parsed[i].spec, " does not read and write the tensors of ",
+                              parsed[spec.form_of[i] - 1].spec, " (the same input and output shapes and dtypes), "
+                              "so it is no form of it"));
   return parsed;
 }
 

@@ -329,6 +329,11 @@ TEST_F(CoreTest, BadSpecsNameTheField) {
          s.form_of = {0, 1, 2};  // a form of a form
        },
        "spec.form_of[2] is 2"},
+      {[](JobSpec& s) {
+         s.workloads.push_back(WorkloadSource::Spec("matmul:M=8,N=8,K=8"));
+         s.form_of = {0, 1};
+       },
+       "is no form of it"},
   };
   for (const Case& c : cases) {
     JobSpec spec = Spec(10);
