@@ -83,7 +83,7 @@ std::string TasksToText(const v1::Job& job) {
     const v1::TaskProgress& t = job.tasks(i);
     absl::StrAppend(&text, absl::StrFormat("\n  %-40s %5d trials  ", t.workload(), t.trials()));
     const std::optional<double> share = Share(view, i, total);
-    if (t.best_seconds() > 0 && share)
+    if (share)
       absl::StrAppend(&text, absl::StrFormat("best %9.4g ms  weight %g  share %4.1f%%", t.best_seconds() * 1e3,
                                              t.weight(), 100 * *share));
     else if (t.best_seconds() > 0)

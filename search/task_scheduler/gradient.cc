@@ -70,14 +70,11 @@ double GradientScheduler::Gradient(size_t i, const std::vector<TaskState>& tasks
   // A form slower than another form of its task (forms are alternatives:
   // the faster one runs) shortens the model only below that one: its past
   // progress did not, and of its expected progress only what goes below.
-  double fastest_other = 0;
-  for (size_t k = 0; k < tasks.size(); ++k)
-    if (k != i && PrimaryOf(tasks, k) == PrimaryOf(tasks, i) && tasks[k].best_seconds > 0 &&
-        (fastest_other <= 0 || tasks[k].best_seconds < fastest_other))
-      fastest_other = tasks[k].best_seconds;
-  if (fastest_other > 0 && g > fastest_other) {
+  // (The fastest form is another one exactly when it is faster than g.)
+  const double fastest = FastestFormSeconds(tasks, i);
+  if (fastest > 0 && g > fastest) {
     backward = 0;
-    forward = std::min(0.0, forward + (g - fastest_other) / static_cast<double>(std::max<int64_t>(t.trials, 1)));
+    forward = std::min(0.0, forward + (g - fastest) / static_cast<double>(std::max<int64_t>(t.trials, 1)));
   }
   return t.weight * (options_.alpha * backward + (1 - options_.alpha) * forward);
 }
