@@ -6,13 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "client/best_of_forms.h"
 #include "client/cli_error.h"
 #include "client/record_source.h"
 #include "client/workload_arg.h"
 #include "common/codegen/target.h"
 #include "worker/agent/device_key.h"
 #include "common/schedule/schedule_json.h"
-#include "common/te/workload_forms.h"
 #include "measure/measurer.h"
 
 namespace tuneforge::cli {
@@ -27,40 +27,22 @@ struct MeasureArgs {
   Output out;
 };
 
-// The schedule of the best record for the workload: on this machine's
-// device key if there is one, else on any device (CPU schedules replay on
-// any CPU; the timing is this machine's either way).
-absl::StatusOr<v1::Record> BestRecord(const std::string& db, const te::Workload& workload) {
+// The faster of the best records of the workload and of its other form,
+// each on this machine's device key if there is one, else on any device (CPU
+// schedules replay on any CPU; the timing is this machine's either way).
+absl::StatusOr<FormBest> BestOfForms(const std::string& db, const te::Workload& workload) {
   RecordSourceArgs source;
   source.db = db;
   absl::StatusOr<std::unique_ptr<RecordSource>> store =
       RecordSource::Open(source, RecordSource::Mode::kRead);
   if (!store.ok()) return store.status();
-  const std::string key = workload.dag->workload_key();
-  for (const std::string& device : {worker::HostDeviceKey(), std::string()}) {
-    absl::StatusOr<std::optional<v1::Record>> best = BestForDevice(**store, key, device);
-    if (!best.ok()) return best.status();
-    if (best->has_value()) return **best;
-  }
+  absl::StatusOr<BestOverForms> found = FindBestOverForms(**store, workload, {worker::HostDeviceKey(), ""});
+  if (!found.ok()) return found.status();
+  if (const FormBest* best = found->best()) return *best;
   return absl::NotFoundError(absl::StrCat("the record store ", (*store)->Describe(),
-                                          " has no correct record for ", workload.spec, " (key ", key,
-                                          "); tune it first: tuneforge tune ", workload.spec));
-}
-
-// The best record of the workload or of its other form (workload_forms.h),
-// whichever is faster, and the workload it is a schedule of.
-absl::StatusOr<std::pair<v1::Record, te::Workload>> BestOfForms(const std::string& db, const te::Workload& workload) {
-  absl::StatusOr<v1::Record> best = BestRecord(db, workload);
-  if (!best.ok() && !absl::IsNotFound(best.status())) return best.status();
-  std::optional<te::Workload> form = te::WinogradFormOf(workload);
-  if (form) {
-    absl::StatusOr<v1::Record> other = BestRecord(db, *form);
-    if (!other.ok() && !absl::IsNotFound(other.status())) return other.status();
-    if (other.ok() && (!best.ok() || other->median_seconds() < best->median_seconds()))
-      return std::make_pair(*std::move(other), *std::move(form));
-  }
-  if (!best.ok()) return best.status();
-  return std::make_pair(*std::move(best), workload);
+                                          " has no correct record for ", workload.spec, " (key ",
+                                          workload.dag->workload_key(), "); tune it first: tuneforge tune ",
+                                          workload.spec));
 }
 
 int RunMeasure(MeasureArgs args) {
@@ -76,15 +58,15 @@ int RunMeasure(MeasureArgs args) {
   std::optional<v1::Record> best;
   te::Workload measured = w;  // w, or the other form whose record is faster
   if (args.best) {
-    auto record = BestOfForms(args.db, w);
+    absl::StatusOr<FormBest> record = BestOfForms(args.db, w);
     if (!record.ok()) return Fail(args.out, record.status());
-    absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(record->first.schedule_json());
+    absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(record->record->schedule_json());
     if (!s.ok())
-      return Fail(args.out, absl::StrCat("record ", record->first.id(), " holds a schedule this build cannot "
+      return Fail(args.out, absl::StrCat("record ", record->record->id(), " holds a schedule this build cannot "
                                          "read: ", s.status().message()));
     steps = s->steps;
-    best = std::move(record->first);
-    measured = std::move(record->second);
+    best = std::move(record->record);
+    measured = std::move(record->form);
   }
 
   absl::StatusOr<std::unique_ptr<measure::Measurer>> m =

@@ -1,10 +1,12 @@
 // `--conv-algorithm` on workloads named on the command line: auto tunes a
 // 3x3 conv and its Winograd form in one job (the gradient scheduler shares
-// the trials), reports the faster as the best, and `measure --best` re-times
-// whichever form holds the fastest record, in the conv's FLOPs.
+// the trials), reports the faster as the best; `best` answers with the form
+// that holds the fastest record and `measure --best` re-times it, both in the
+// conv's FLOPs.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "tests/client/cli_child.h"
 
 namespace tuneforge::client_test {
@@ -34,10 +36,21 @@ TEST(ConvFormsCliTest, AutoTunesBothFormsAndTheFasterIsTheBest) {
   EXPECT_EQ(j["best_schedule"]["workload"], best_form);
   // The best's speed in the conv's FLOPs, whichever form it is.
   EXPECT_NEAR(j["best_gflops"].get<double>() * 1e9 * j["best_seconds"].get<double>(), kConvFlops, 1e-3 * kConvFlops);
-  // Both forms were tuned: each has correct records of its own.
-  for (const char* form : {kConvCanonical, kWinograd}) {
-    CliResult best = RunCliIn(dir, {"best", form, "--db", db, "--json"});
-    EXPECT_EQ(best.exit_code, 0) << form << ": " << best.err << best.out;
+  // Both forms were tuned: each has correct records of its own, and `best`
+  // on the conv answers with the faster, in the conv's FLOPs.
+  CliResult best = RunCliIn(dir, {"best", kConv, "--db", db, "--json"});
+  ASSERT_EQ(best.exit_code, 0) << best.err << best.out;
+  EXPECT_EQ(best.json["workload"], kConvCanonical);
+  EXPECT_EQ(best.json["form"], best_form);
+  EXPECT_EQ(best.json["schedule"]["workload"], best_form);
+  EXPECT_NEAR(best.json["gflops"].get<double>() * 1e9 * best.json["seconds"].get<double>(), kConvFlops,
+              1e-3 * kConvFlops);
+  ASSERT_EQ(best.json["forms"].size(), 2u) << best.out;
+  EXPECT_EQ(best.json["forms"][0]["workload"], kConvCanonical);
+  EXPECT_EQ(best.json["forms"][1]["workload"], kWinograd);
+  for (const nlohmann::json& form : best.json["forms"]) {
+    EXPECT_EQ(form["found"], true) << form.dump();
+    EXPECT_GE(form["seconds"].get<double>(), best.json["seconds"].get<double>()) << form.dump();
   }
   // The progress shows the job's estimated latency: the faster form's.
   EXPECT_THAT(r.err, HasSubstr("est. end-to-end"));
@@ -60,6 +73,25 @@ TEST(ConvFormsCliTest, WinogradTunesTheFormAloneAndOtherOpsHaveNone) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.json["workload"], kWinograd);
   EXPECT_EQ(r.json["best_workload"], kWinograd);
+
+  // The conv's best is its Winograd form's, the only one with records.
+  CliResult best = RunCliIn(dir, {"best", kConv, "--db", db, "--json"});
+  ASSERT_EQ(best.exit_code, 0) << best.err << best.out;
+  EXPECT_EQ(best.json["found"], true);
+  EXPECT_EQ(best.json["workload"], kConvCanonical);
+  EXPECT_EQ(best.json["form"], kWinograd);
+  EXPECT_EQ(best.json["schedule"]["workload"], kWinograd);
+  EXPECT_NEAR(best.json["gflops"].get<double>() * 1e9 * best.json["seconds"].get<double>(), kConvFlops,
+              1e-3 * kConvFlops);
+  EXPECT_EQ(best.json["forms"][0]["found"], false);
+  EXPECT_EQ(best.json["forms"][1]["found"], true);
+  CliResult text = RunCliIn(dir, {"best", kConv, "--db", db});
+  EXPECT_THAT(text.out, HasSubstr(absl::StrCat("(its best form: ", kWinograd, ")")));
+  // A conv without records of either form: "none yet", naming both.
+  CliResult none = RunCliIn(dir, {"best", "conv2d:N=1,C=8,H=12,W=12,K=8,R=3,S=3,pad=1", "--db", db, "--json"});
+  ASSERT_EQ(none.exit_code, 0) << none.err << none.out;
+  EXPECT_EQ(none.json["found"], false);
+  EXPECT_EQ(none.json["forms"].size(), 2u);
 
   ExpectOneLineError(RunCliIn(dir, {"tune", "matmul:M=8,N=8,K=8", "--conv-algorithm", "winograd", "--trials", "4"}),
                      "has no Winograd form");
