@@ -83,17 +83,25 @@ absl::StatusOr<JobSpecArgs> WithModelTasks(const JobSpecArgs& args, ResolvedJobS
   return resolved;
 }
 
-// --conv-algorithm for workloads named on the command line: winograd
-// replaces each conv by its Winograd form; auto appends the form after the
-// workloads, as another form of its conv (JobSpec.form_of). Returns form_of
-// per workload (empty: no forms).
-absl::StatusOr<std::vector<int>> WithConvForms(const std::string& algorithm, std::vector<ApiWorkload>* workloads) {
-  if (algorithm.empty() || algorithm == "direct") return std::vector<int>{};
+// Per workload of a job: 0, or 1 + the index of the workload it is another
+// form of (JobSpec.form_of); and whether it is tuned in its forms only
+// (JobSpec.untuned). Both empty: no forms.
+struct ConvForms {
+  std::vector<int> form_of;
+  std::vector<bool> untuned;
+};
+
+// --conv-algorithm for workloads named on the command line: each conv's
+// Winograd form is appended after the workloads, as another form of its conv;
+// winograd tunes that form alone (the conv untuned: it still names the
+// computation, and the best counts its FLOPs), auto both.
+absl::StatusOr<ConvForms> WithConvForms(const std::string& algorithm, std::vector<ApiWorkload>* workloads) {
+  if (algorithm.empty() || algorithm == "direct") return ConvForms{};
   if (algorithm != "winograd" && algorithm != "auto")
     return absl::InvalidArgumentError(
         absl::StrCat("--conv-algorithm is '", algorithm, "'; give direct, winograd or auto"));
-  std::vector<int> form_of(workloads->size(), 0);
   const size_t named = workloads->size();
+  ConvForms forms{std::vector<int>(named, 0), std::vector<bool>(named, false)};
   for (size_t i = 0; i < named; ++i) {
     std::optional<te::Workload> form = te::WinogradFormOf((*workloads)[i].parsed);
     if (!form) {
@@ -104,15 +112,14 @@ absl::StatusOr<std::vector<int>> WithConvForms(const std::string& algorithm, std
     }
     absl::StatusOr<ApiWorkload> w = ResolveApiWorkload(form->spec, "");
     if (!w.ok()) return w.status();
-    if (algorithm == "winograd") {
-      (*workloads)[i] = *std::move(w);
-      continue;
-    }
     workloads->push_back(*std::move(w));
-    form_of.push_back(static_cast<int>(i) + 1);
+    forms.form_of.push_back(static_cast<int>(i) + 1);
+    forms.untuned.push_back(false);
+    forms.untuned[i] = algorithm == "winograd";
   }
-  if (algorithm == "winograd" || workloads->size() == named) return std::vector<int>{};
-  return form_of;
+  if (workloads->size() == named) return ConvForms{};
+  if (algorithm == "auto") forms.untuned.clear();
+  return forms;
 }
 
 }  // namespace
@@ -179,11 +186,12 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
     if (!w.ok()) return w.status();
     out.workloads.push_back(*std::move(w));
   }
-  std::vector<int> form_of;
+  ConvForms conv_forms;
   if (given.model.empty()) {
-    absl::StatusOr<std::vector<int>> forms = WithConvForms(args.conv_algorithm, &out.workloads);
+    absl::StatusOr<ConvForms> forms = WithConvForms(args.conv_algorithm, &out.workloads);
     if (!forms.ok()) return forms.status();
-    form_of = *std::move(forms);
+    conv_forms = *std::move(forms);
+    const std::vector<int>& form_of = conv_forms.form_of;
     if (!form_of.empty() && args.task_scheduler.empty()) args.task_scheduler = "gradient";
     if (!form_of.empty() && !args.weights.empty())
       for (size_t i = args.weights.size(); i < form_of.size(); ++i)
@@ -203,7 +211,8 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
   spec.set_droplet_after(args.droplet_after);
   spec.set_mutation_choice(args.mutation_choice);
   spec.mutable_weights()->Assign(args.weights.begin(), args.weights.end());
-  spec.mutable_form_of()->Assign(form_of.begin(), form_of.end());
+  spec.mutable_form_of()->Assign(conv_forms.form_of.begin(), conv_forms.form_of.end());
+  for (bool untuned : conv_forms.untuned) spec.add_untuned(untuned);
   *spec.mutable_measure() = measure::MeasureOptionsToProto(m);
   return out;
 }

@@ -70,7 +70,8 @@ Json TasksToJson(const v1::Job& job) {
                          {"best_ms", has_best ? Json(t.best_seconds() * 1e3) : Json()},
                          {"weight", t.weight()},
                          {"share", share ? Json(*share) : Json()},
-                         {"form_of", of >= 0 && of < job.tasks_size() ? Json(job.tasks(of).workload()) : Json()}});
+                         {"form_of", of >= 0 && of < job.tasks_size() ? Json(job.tasks(of).workload()) : Json()},
+                         {"untuned", i < job.spec().untuned_size() && job.spec().untuned(i)}});
   }
   return tasks;
 }

@@ -23,8 +23,8 @@ using ProposeForTask = std::function<std::vector<std::vector<schedule::Step>>(si
 // Shares a round of `want` candidates. Each share goes to the task the
 // scheduler picks and is about an even part of what is still wanted; a task
 // whose search has nothing new is `exhausted` for the rest of the round, so
-// the next shares go to the others. Every task starts the round not
-// exhausted: a search that found only known programs once (a share of one
+// the next shares go to the others. Every task but an `untuned` one starts
+// the round not exhausted: a search that found only known programs once (a share of one
 // candidate, a cost model that ranks the measured ones first) may find new
 // ones later, and a scheduler that never picks an exhausted task would
 // otherwise starve it for the rest of the job. Each task's `trials` grows by

@@ -31,6 +31,9 @@ struct TaskState {
   // e.g. a conv by Winograd); -1: none. Forms are alternatives: the model
   // runs the faster one, so only the fastest of them counts.
   int form_of = -1;
+  // Tuned in its other forms only: it gets no trials (ShareRound marks it
+  // exhausted in every round), and its forms count as it.
+  bool untuned = false;
 };
 
 // The index of the task whose outputs `i` computes: its own, or the one it

@@ -60,6 +60,7 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
         search::SimilarityGroup(rt->workloads[i].op, rt->tasks[i].flops, OutputElements(*rt->workloads[i].dag));
     rt->tasks[i].weight = i < rt->job.spec.weights.size() ? rt->job.spec.weights[i] : 1.0;
     rt->tasks[i].form_of = i < rt->job.spec.form_of.size() ? rt->job.spec.form_of[i] - 1 : -1;
+    rt->tasks[i].untuned = i < rt->job.spec.untuned.size() && rt->job.spec.untuned[i];
     TaskProgress& shown = rt->job.tasks[i];
     shown.workload_key = rt->workloads[i].dag->workload_key();
     shown.workload = WorkloadLabel(rt->job.spec.workloads[i], rt->workloads[i]);

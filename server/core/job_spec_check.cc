@@ -91,6 +91,18 @@ absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec) {
       return Bad(absl::StrCat("spec.form_of[", i, "] is ", of, "; give 0, or 1 + the index of an earlier workload "
                               "that is not itself another's form"));
   }
+  if (!spec.untuned.empty() && spec.untuned.size() != spec.workloads.size())
+    return Bad(absl::StrCat("spec.untuned: ", spec.untuned.size(), " entries for ", spec.workloads.size(),
+                            " workloads; give one per workload, in order, or none"));
+  for (size_t i = 0; i < spec.untuned.size(); ++i) {
+    if (!spec.untuned[i]) continue;
+    bool tuned_form = false;
+    for (size_t j = 0; j < spec.form_of.size(); ++j)
+      tuned_form |= spec.form_of[j] == static_cast<int>(i) + 1 && !spec.untuned[j];
+    if (!tuned_form)
+      return Bad(absl::StrCat("spec.untuned[", i, "] is true, but workload ", i, " has no tuned form (spec.form_of); "
+                              "mark only a workload that another, tuned, workload is a form of"));
+  }
   std::vector<te::Workload> parsed;
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     absl::StatusOr<te::Workload> w = measure::ParseWorkloadSource(spec.workloads[i]);

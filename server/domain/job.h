@@ -41,6 +41,9 @@ struct JobSpec {
   // Per workload: 0, or 1 + the index of the earlier workload it is another
   // form of (same outputs, another algorithm). Empty: none.
   std::vector<int> form_of;
+  // Per workload: true where it gets no trials and is tuned in its other
+  // forms only. Empty: every workload is tuned.
+  std::vector<bool> untuned;
 };
 
 // One workload of a job as its task scheduler sees it.

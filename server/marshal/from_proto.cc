@@ -36,6 +36,7 @@ JobSpec FromProto(const v1::JobSpec& spec) {
   s.droplet_after = spec.droplet_after();
   s.mutation_choice = spec.mutation_choice();
   s.form_of.assign(spec.form_of().begin(), spec.form_of().end());
+  s.untuned.assign(spec.untuned().begin(), spec.untuned().end());
   return s;
 }
 

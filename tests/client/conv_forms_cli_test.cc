@@ -71,8 +71,13 @@ TEST(ConvFormsCliTest, WinogradTunesTheFormAloneAndOtherOpsHaveNone) {
                                    kQuickMeasure),
                          absl::Seconds(300));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_EQ(r.json["workload"], kWinograd);
+  // The job is of the conv, tuned in its Winograd form only: the best is
+  // the form's, its speed counted in the conv's FLOPs as with auto.
+  EXPECT_EQ(r.json["workload"], kConvCanonical);
   EXPECT_EQ(r.json["best_workload"], kWinograd);
+  EXPECT_EQ(r.json["trials"], 4);
+  EXPECT_NEAR(r.json["best_gflops"].get<double>() * 1e9 * r.json["best_seconds"].get<double>(), kConvFlops,
+              1e-3 * kConvFlops);
 
   // The conv's best is its Winograd form's, the only one with records.
   CliResult best = RunCliIn(dir, {"best", kConv, "--db", db, "--json"});

@@ -74,6 +74,32 @@ TEST(ShareRound, ATaskWithNothingNewLeavesItsShareToTheOthers) {
   EXPECT_EQ(tasks[0].trials, 0);
 }
 
+TEST(ShareRound, AnUntunedTaskGetsNoTrialsAndItsFormGetsTheRound) {
+  // A conv tuned in its Winograd form only (--conv-algorithm winograd): the
+  // conv is task 0, untuned; its form is task 1. Rounds after rounds, under
+  // either scheduler, every candidate goes to the form.
+  for (TaskSchedulerKind kind : {TaskSchedulerKind::kRoundRobin, TaskSchedulerKind::kGradient}) {
+    auto scheduler = MakeTaskScheduler(kind, 1);
+    std::vector<TaskState> tasks(2);
+    tasks[0].untuned = true;
+    tasks[1].form_of = 0;
+    int asked_of_untuned = 0;
+    for (int r = 0; r < 6; ++r) {
+      std::vector<TaskCandidates> round = ShareRound(*scheduler, tasks, 16, [&](size_t task, int n) {
+        asked_of_untuned += task == 0;
+        return Candidates(n);
+      });
+      std::map<size_t, int> given = Given(round);
+      EXPECT_EQ(given.count(0), 0u) << scheduler->name() << " round " << r;
+      EXPECT_EQ(given[1], 16) << scheduler->name() << " round " << r;
+      tasks[1].best_seconds = 1.0 / (r + 1);
+    }
+    EXPECT_EQ(asked_of_untuned, 0) << scheduler->name();
+    EXPECT_EQ(tasks[0].trials, 0) << scheduler->name();
+    EXPECT_EQ(tasks[1].trials, 6 * 16) << scheduler->name();
+  }
+}
+
 TEST(ShareRound, NothingProposedWhenNoTaskHasAnythingNew) {
   for (TaskSchedulerKind kind : {TaskSchedulerKind::kRoundRobin, TaskSchedulerKind::kGradient}) {
     auto scheduler = MakeTaskScheduler(kind, 1);

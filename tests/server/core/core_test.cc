@@ -334,6 +334,14 @@ TEST_F(CoreTest, BadSpecsNameTheField) {
          s.form_of = {0, 1};
        },
        "is no form of it"},
+      {[](JobSpec& s) { s.untuned = {true, false}; }, "spec.untuned: 2 entries for 1 workloads"},
+      {[](JobSpec& s) { s.untuned = {true}; }, "spec.untuned[0] is true, but workload 0 has no tuned form"},
+      {[](JobSpec& s) {
+         s.workloads.push_back(s.workloads[0]);
+         s.form_of = {0, 1};
+         s.untuned = {true, true};  // neither form tuned
+       },
+       "spec.untuned[0] is true, but workload 0 has no tuned form"},
   };
   for (const Case& c : cases) {
     JobSpec spec = Spec(10);
