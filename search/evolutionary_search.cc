@@ -79,9 +79,12 @@ Brood Breed(const Breeder& b, int count, uint64_t seed) {
       ++brood.mutations;
     }
     // A tile size moved on a GPU may ask for more threads or shared memory
-    // than a block has: never scored, never measured.
+    // than a block has, on a CPU for more accumulators than the register
+    // file holds (register_tile.cc): never scored, never measured.
     if (child.ok() && b.hw->gpu && !WithinGpuLimits(*child, *b.hw))
       child = absl::OutOfRangeError("over the GPU's block limits");
+    if (child.ok() && !WithinRegisterFile(*child, *b.hw))
+      child = absl::OutOfRangeError("more accumulators than vector registers");
     if (!child.ok()) {
       ++brood.invalid;
       if (mutation >= 0) brood.failed_mutations.emplace_back(p, mutation);

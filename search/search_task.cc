@@ -36,6 +36,7 @@ absl::StatusOr<HardwareParams> HardwareParamsFromDeviceKey(const std::string& de
   // ARCH-ISA[-MODEL]-Nc: the architecture holds no '-' (x86_64, aarch64).
   const std::string& isa = parts[1];
   hw.vector_lanes = isa == "avx512" ? 16 : isa == "avx2" ? 8 : 4;  // sse, neon, generic: 128 bits
+  hw.vector_registers = isa == "avx512" || isa == "neon" ? 32 : 16;
   return hw;
 }
 

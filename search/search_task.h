@@ -15,6 +15,10 @@ namespace tuneforge::search {
 struct HardwareParams {
   int num_cores = 1;
   int vector_lanes = 8;  // float32 lanes of the widest SIMD register
+  // SIMD registers of the ISA (32 zmm on AVX-512, 32 on NEON, 16 ymm on
+  // AVX2): a CPU program whose accumulators need more is not sampled or bred
+  // (annotation/register_tile.cc).
+  int vector_registers = 16;
   // The innermost tile of a multi-level tiling stays at most this long (it
   // becomes a vector or unrolled loop).
   int64_t max_innermost_split_factor = 64;

@@ -19,6 +19,7 @@ int RunSearchRoundBench(const std::string& workload, bool json, int threads) {
   search::HardwareParams hw;
   hw.num_cores = threads;
   hw.vector_lanes = 16;
+  hw.vector_registers = 32;  // AVX-512's, like the lanes
   auto model = std::make_shared<search::SharedCostModel>([] {
     search::XGBoostParams p;
     p.threads = 1;

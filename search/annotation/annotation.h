@@ -55,8 +55,19 @@ absl::Status BindGpuThreads(schedule::State* state, const HardwareParams& hw);
 // thread's accumulators (hw.max_local_tile) are within hw's limits.
 bool WithinGpuLimits(const schedule::State& state, const HardwareParams& hw);
 
+// CPU: the vector registers (of hw.vector_lanes) holding the accumulators
+// `stage` updates inside its innermost reduction loop of extent > 1: the
+// product of the spatial loops below it, a vectorized one counted in
+// registers. 0 for a stage that reduces nothing.
+int64_t AccumulatorRegisters(const schedule::Stage& stage, int vector_lanes);
+// Every stage's accumulators fit in hw.vector_registers (register_tile.cc);
+// always true on a GPU.
+bool WithinRegisterFile(const schedule::State& state, const HardwareParams& hw);
+
 // All of the above, in order. On a GPU (hw.gpu): tile sizes (redrawn until
-// the program fits hw's limits), thread binding, auto-unroll.
+// the program fits hw's limits), thread binding, auto-unroll. On a CPU, tile
+// sizes and vector marks are redrawn until the accumulators fit the register
+// file (a few draws; then the last draw is returned).
 absl::StatusOr<schedule::State> SampleInitState(const schedule::State& sketch, const HardwareParams& hw,
                                                 Rng& rng);
 

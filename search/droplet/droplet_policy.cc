@@ -154,6 +154,7 @@ class DropletPolicy : public SearchPolicy {
       absl::StatusOr<schedule::State> s = space_->At(p);
       if (!s.ok() || seen_.contains(s->Hash()) || !hashes.insert(s->Hash()).second) continue;
       if (hw_.gpu && !WithinGpuLimits(*s, hw_)) continue;  // over a block's limits: skipped, not measured
+      if (!WithinRegisterFile(*s, hw_)) continue;            // accumulators spill: skipped, not measured
       int moved = 0;
       for (size_t k = 0; k < p.size(); ++k) moved += p[k] != point_[k];
       (moved == 1 ? out.single : out.several).push_back(*std::move(s));

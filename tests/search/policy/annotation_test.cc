@@ -229,8 +229,9 @@ TEST(AnnotationTest, TiledStagesAreMarkedForVectorsWhateverTheirSampledInnermost
   EXPECT_GT(tiled, 60);
   EXPECT_GT(innermost_one, 0);  // the case this is about was sampled
 
-  // Growing a marked extent-1 innermost loop gives vector code.
-  for (int k = 0; k < 200; ++k) {
+  // Growing a marked extent-1 innermost loop gives vector code (the loop
+  // ends at the first such growth; a few hundred draws may come before it).
+  for (int k = 0; k < 2000; ++k) {
     absl::StatusOr<schedule::State> s = SampleInitState((*sketches)[k % sketches->size()].state, TwoCores(), rng);
     ASSERT_TRUE(s.ok());
     absl::StatusOr<schedule::State> grown = MutateTileSize(*s, TwoCores(), rng);

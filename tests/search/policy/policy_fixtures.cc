@@ -8,6 +8,7 @@ HardwareParams OneCore() {
   HardwareParams hw;
   hw.num_cores = 1;
   hw.vector_lanes = 16;
+  hw.vector_registers = 32;  // AVX-512's
   hw.auto_unroll_configs = {0, 16, 64};
   return hw;
 }

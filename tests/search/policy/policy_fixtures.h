@@ -11,7 +11,8 @@
 
 namespace tuneforge::search::testing {
 
-// One core, 16 float lanes, auto-unroll among {0, 16, 64}.
+// One core, 16 float lanes and 32 vector registers (AVX-512), auto-unroll
+// among {0, 16, 64}.
 HardwareParams OneCore();
 
 // XGBoost behind a shared model, trained on one thread.
