@@ -66,8 +66,9 @@ bool WithinRegisterFile(const schedule::State& state, const HardwareParams& hw);
 
 // All of the above, in order. On a GPU (hw.gpu): tile sizes (redrawn until
 // the program fits hw's limits), thread binding, auto-unroll. On a CPU, tile
-// sizes and vector marks are redrawn until the accumulators fit the register
-// file (a few draws; then the last draw is returned).
+// sizes, compute locations and vector marks are redrawn until the
+// accumulators fit the register file (at most 32 draws; then the last draw
+// is returned).
 absl::StatusOr<schedule::State> SampleInitState(const schedule::State& sketch, const HardwareParams& hw,
                                                 Rng& rng);
 

@@ -8,8 +8,10 @@
 // Xeon with AVX-512): programs needing more than 32 vectors of accumulators
 // were 51 % of the strided depthwise conv's candidates and 31 % of the 7x7
 // stride-2 conv's, compiled 2-3x slower than the rest (69 % and 50 % of all
-// compile time), and the fastest of them ran at a half of each tuning's best
-// (matmul and conv 3x3 alike). So they are neither sampled nor bred.
+// compile time), and the fastest of them ran at 0.28-0.58x of each tuning's
+// best (matmul and conv 3x3 too; 0.76x in a Winograd tuning, whose best
+// tiles fill exactly 32). So they are neither sampled, bred nor descended to
+// (bench/search/results/register-file-limit-*).
 #include <algorithm>
 #include <variant>
 
