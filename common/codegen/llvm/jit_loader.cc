@@ -9,6 +9,7 @@
 #include "common/codegen/compiler.h"
 #include "common/codegen/object_info.h"
 #include "common/codegen/llvm/llvm_init.h"
+#include "common/codegen/llvm/perf_map.h"
 #include "common/runtime/parallel.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -68,6 +69,7 @@ absl::StatusOr<JitSession*> JitSession::Create() {
   auto* session = new JitSession();
   session->jit_ = std::move(*jit);
   llvm::orc::LLJIT& lljit = *session->jit_;
+  MaybeWritePerfMap(lljit);
   // The runtime is linked into this binary but not exported dynamically:
   // give its addresses explicitly. libm and libc (expf, memset, ...) come
   // from the process-symbols dylib every new dylib links against.

@@ -1,6 +1,7 @@
 #include "common/codegen/llvm/backend.h"
 #include "common/codegen/llvm/fill_loop_hints.h"
 #include "common/codegen/llvm/large_loop_hints.h"
+#include "common/codegen/llvm/pass_clock.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/PassInstrumentation.h"
@@ -50,6 +51,7 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_
   llvm::PassInstrumentationCallbacks instrumentation;
   instrumentation.registerShouldRunOptionalPassCallback(
       [](llvm::StringRef pass, llvm::Any) { return !Skipped(pass); });
+  MaybeTimePasses(instrumentation);
   llvm::PassBuilder builder(&machine, tuning, std::nullopt, &instrumentation);
   builder.registerPipelineStartEPCallback([](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
     passes.addPass(llvm::createModuleToFunctionPassAdaptor(FillLoopUnrollHints(kMaxUnrolledFillStores)));
