@@ -33,6 +33,7 @@ class JitSession {
   absl::StatusOr<std::unique_ptr<LoadedKernel>> Load(const CompiledObject& object);
 
   void Unload(llvm::orc::JITDylib* dylib) {
+    if (PerfMapWanted()) return;  // perf_map.h: addresses must stay unique
     // Nothing useful to do with a failure at this point: the code is gone
     // either way and the caller is a destructor.
     llvm::consumeError(jit_->getExecutionSession().removeJITDylib(*dylib));
