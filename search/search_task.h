@@ -20,7 +20,8 @@ struct HardwareParams {
   // (annotation/register_tile.cc).
   int vector_registers = 16;
   // The innermost tile of a multi-level tiling stays at most this long (it
-  // becomes a vector or unrolled loop).
+  // becomes a vector or unrolled loop); a CPU reduction's is not capped
+  // (InnermostLimit, annotation/tile_lengths.h).
   int64_t max_innermost_split_factor = 64;
   // Longest loop (or fused loops) the annotation vectorizes.
   int64_t max_vectorize_extent = 64;

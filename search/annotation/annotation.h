@@ -21,8 +21,8 @@ namespace tuneforge::search {
 using Rng = std::mt19937_64;
 
 // The sketch's steps replayed with every split given random lengths: a
-// random factorization of the loop's extent, the innermost length at most
-// hw.max_innermost_split_factor.
+// random factorization of the loop's extent, the innermost length within
+// InnermostLimit (tile_lengths.h: Ansor's 64, but not for a CPU reduction).
 absl::StatusOr<schedule::State> FillTileSizes(const schedule::State& sketch, const HardwareParams& hw,
                                               Rng& rng);
 // Stages left at root and untiled (rfactor partials, non-inlinable

@@ -18,9 +18,9 @@ absl::StatusOr<schedule::State> FillTileSizes(const schedule::State& sketch, con
     schedule::Step filled = step;
     auto* split = std::get_if<schedule::SplitStep>(&filled);
     if (split && std::find(split->lengths.begin(), split->lengths.end(), 1) != split->lengths.end()) {
-      int64_t extent = state.stage(split->stage).iter_node(split->iter).extent;
-      split->lengths = RandomTileLengths(extent, static_cast<int>(split->lengths.size()),
-                                         hw.max_innermost_split_factor, rng);
+      const schedule::IterNode& node = state.stage(split->stage).iter_node(split->iter);
+      split->lengths = RandomTileLengths(node.extent, static_cast<int>(split->lengths.size()),
+                                         InnermostLimit(hw, node.kind, node.extent), rng);
     }
     if (absl::Status s = state.Apply(filled); !s.ok())
       return absl::InternalError(absl::StrCat("filling tile sizes: ", s.message()));

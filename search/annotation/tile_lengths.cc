@@ -15,6 +15,11 @@ std::vector<int64_t> Divisors(int64_t n) {
   return small;
 }
 
+int64_t InnermostLimit(const HardwareParams& hw, schedule::IterKind kind, int64_t extent) {
+  if (hw.gpu || kind == schedule::IterKind::kSpatial) return hw.max_innermost_split_factor;
+  return std::max(extent, hw.max_innermost_split_factor);
+}
+
 std::vector<int64_t> RandomTileLengths(int64_t extent, int count, int64_t max_innermost,
                                        std::mt19937_64& rng) {
   std::vector<int64_t> lengths(count, 1);

@@ -5,7 +5,20 @@
 #include <random>
 #include <vector>
 
+#include "common/schedule/state.h"
+#include "search/search_task.h"
+
 namespace tuneforge::search {
+
+// The longest innermost length a split of `kind` may get on `hw`. A spatial
+// split's innermost tile becomes a vector or an unrolled register tile, so
+// it stays within hw.max_innermost_split_factor (Ansor's 64), as does every
+// split of a GPU program. A CPU reduction's innermost level is a plain loop
+// around the register tile: the longer it is, the longer the accumulators
+// stay in registers before they are stored and reloaded, and Ansor's cap cut
+// matmul 1024^3 off its fastest programs (k.1 = 512 ran 1.08x the best of
+// k.1 <= 64 at one thread, bench/search/results/README.md): no cap there.
+int64_t InnermostLimit(const HardwareParams& hw, schedule::IterKind kind, int64_t extent);
 
 // All divisors of n (n >= 1), ascending.
 std::vector<int64_t> Divisors(int64_t n);

@@ -51,7 +51,8 @@ ProgramSpace ProgramSpace::Of(const schedule::State& program, const HardwarePara
     if (const auto* split = std::get_if<schedule::SplitStep>(&steps[i])) {
       absl::StatusOr<schedule::State> before = Prefix(program, i);
       if (!before.ok()) continue;
-      const int64_t extent = before->stage(split->stage).iter_node(split->iter).extent;
+      const schedule::IterNode& node = before->stage(split->stage).iter_node(split->iter);
+      const int64_t extent = node.extent;
       int64_t product = 1;
       for (int64_t l : split->lengths) product *= l;
       for (size_t level = 0; level < split->lengths.size(); ++level) {
@@ -60,7 +61,9 @@ ProgramSpace ProgramSpace::Of(const schedule::State& program, const HardwarePara
         k.origin = InsertOwn(&k.values, split->lengths[level]);
         found.push_back(std::move(k));
       }
-      if (!found.empty()) space.splits_.push_back({i, extent, product > 0 && extent % product == 0});
+      if (!found.empty())
+        space.splits_.push_back(
+            {i, extent, product > 0 && extent % product == 0, InnermostLimit(hw, node.kind, extent)});
     } else if (const auto* pragma = std::get_if<schedule::PragmaStep>(&steps[i])) {
       Knob k = MakeKnob(KnobKind::kAutoUnroll, i);
       k.values = hw.auto_unroll_configs;
@@ -139,7 +142,7 @@ absl::StatusOr<schedule::State> ProgramSpace::At(const SpacePoint& point) const 
     if (product > limits.extent || (limits.divides && limits.extent % product != 0))
       return absl::OutOfRangeError("the split's lengths no longer fit its loop");
     const int64_t innermost = split.inner_to_outer ? split.lengths.back() : limits.extent / product;
-    if (innermost > hw_.max_innermost_split_factor)
+    if (innermost > limits.max_innermost)
       return absl::OutOfRangeError("the split's innermost length exceeds the target's limit");
   }
   return schedule::State::Replay(program_.original_dag(), steps);

@@ -6,7 +6,7 @@
 //   split length   each length of each SplitStep, over the divisors of the
 //                  loop's extent (the product must still divide it when the
 //                  program's did; the innermost stays within
-//                  hw.max_innermost_split_factor). Follow-splits and the
+//                  InnermostLimit, tile_lengths.h). Follow-splits and the
 //                  vectorized length follow from these.
 //   auto-unroll    each auto_unroll_max_step pragma, over hw.auto_unroll_configs
 //   parallel fuse  how many outer loops each parallel loop fuses, 1..max
@@ -68,6 +68,7 @@ class ProgramSpace {
     size_t step = 0;
     int64_t extent = 0;
     bool divides = false;  // the program's lengths divide the extent
+    int64_t max_innermost = 0;  // InnermostLimit of the split's loop
   };
 
   schedule::State program_;

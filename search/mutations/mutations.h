@@ -21,8 +21,8 @@ enum class MutationKind { kTileSize, kParallel, kAutoUnroll, kComputeLocation };
 inline constexpr int kNumMutationKinds = 4;
 const char* MutationName(MutationKind kind);
 
-// Moves a factor between two levels of one split (the innermost stays at
-// most hw.max_innermost_split_factor).
+// Moves a factor between two levels of one split (the innermost stays
+// within InnermostLimit, annotation/tile_lengths.h).
 absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& state, const HardwareParams& hw,
                                                Rng& rng);
 // Fuses a different number of outer loops into a parallel loop.

@@ -16,7 +16,8 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& state, con
     schedule::SplitStep split = std::get<schedule::SplitStep>(state.steps()[index]);
     absl::StatusOr<schedule::State> before = Prefix(state, index);
     if (!before.ok()) return before.status();
-    const int64_t extent = before->stage(split.stage).iter_node(split.iter).extent;
+    const schedule::IterNode& node = before->stage(split.stage).iter_node(split.iter);
+    const int64_t extent = node.extent;
     int64_t product = 1;
     for (int64_t l : split.lengths) product *= l;
     // parts[0] is the implicit outer level when the split divides evenly.
@@ -36,7 +37,7 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& state, con
     int64_t factor = divisors[std::uniform_int_distribution<size_t>(1, divisors.size() - 1)(rng)];
     parts[src] /= factor;
     parts[dst] *= factor;
-    if (split.inner_to_outer && parts.back() > hw.max_innermost_split_factor) continue;
+    if (split.inner_to_outer && parts.back() > InnermostLimit(hw, node.kind, extent)) continue;
     split.lengths.assign(parts.begin() + (outer ? 1 : 0), parts.end());
     absl::StatusOr<schedule::State> out = ReplaceStepAfter(*before, state, index, split);
     if (out.ok()) return out;
