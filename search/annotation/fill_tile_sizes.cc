@@ -14,13 +14,14 @@ namespace tuneforge::search {
 absl::StatusOr<schedule::State> FillTileSizes(const schedule::State& sketch, const HardwareParams& hw,
                                               Rng& rng) {
   schedule::State state(sketch.original_dag());
-  for (const schedule::Step& step : sketch.steps()) {
-    schedule::Step filled = step;
+  const std::vector<schedule::Step>& steps = sketch.steps();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    schedule::Step filled = steps[i];
     auto* split = std::get_if<schedule::SplitStep>(&filled);
     if (split && std::find(split->lengths.begin(), split->lengths.end(), 1) != split->lengths.end()) {
       const schedule::IterNode& node = state.stage(split->stage).iter_node(split->iter);
       split->lengths = RandomTileLengths(node.extent, static_cast<int>(split->lengths.size()),
-                                         InnermostLimit(hw, node.kind, node.extent), rng);
+                                         InnermostLimit(hw, steps, i, node), rng);
     }
     if (absl::Status s = state.Apply(filled); !s.ok())
       return absl::InternalError(absl::StrCat("filling tile sizes: ", s.message()));

@@ -20,6 +20,15 @@ int64_t InnermostLimit(const HardwareParams& hw, schedule::IterKind kind, int64_
   return std::max(extent, hw.max_innermost_split_factor);
 }
 
+int64_t InnermostLimit(const HardwareParams& hw, const std::vector<schedule::Step>& steps, size_t split,
+                       const schedule::IterNode& node) {
+  const int stage = std::get<schedule::SplitStep>(steps[split]).stage;
+  for (size_t i = split + 1; i < steps.size(); ++i)
+    if (const auto* rfactor = std::get_if<schedule::RfactorStep>(&steps[i]); rfactor && rfactor->stage == stage)
+      return InnermostLimit(hw, schedule::IterKind::kSpatial, node.extent);
+  return InnermostLimit(hw, node.kind, node.extent);
+}
+
 std::vector<int64_t> RandomTileLengths(int64_t extent, int count, int64_t max_innermost,
                                        std::mt19937_64& rng) {
   std::vector<int64_t> lengths(count, 1);

@@ -18,7 +18,12 @@ namespace tuneforge::search {
 // stay in registers before they are stored and reloaded, and Ansor's cap cut
 // matmul 1024^3 off its fastest programs (k.1 = 512 ran 1.08x the best of
 // k.1 <= 64 at one thread, bench/search/results/README.md): no cap there.
+// A reduction split that a later rfactor step factors counts as spatial:
+// its innermost part becomes a loop of partial sums, vectorized.
 int64_t InnermostLimit(const HardwareParams& hw, schedule::IterKind kind, int64_t extent);
+// InnermostLimit of steps[split] (a SplitStep) on the loop `node` it splits.
+int64_t InnermostLimit(const HardwareParams& hw, const std::vector<schedule::Step>& steps, size_t split,
+                       const schedule::IterNode& node);
 
 // All divisors of n (n >= 1), ascending.
 std::vector<int64_t> Divisors(int64_t n);

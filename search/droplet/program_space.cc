@@ -63,7 +63,7 @@ ProgramSpace ProgramSpace::Of(const schedule::State& program, const HardwarePara
       }
       if (!found.empty())
         space.splits_.push_back(
-            {i, extent, product > 0 && extent % product == 0, InnermostLimit(hw, node.kind, extent)});
+            {i, extent, product > 0 && extent % product == 0, InnermostLimit(hw, steps, i, node)});
     } else if (const auto* pragma = std::get_if<schedule::PragmaStep>(&steps[i])) {
       Knob k = MakeKnob(KnobKind::kAutoUnroll, i);
       k.values = hw.auto_unroll_configs;

@@ -37,7 +37,7 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& state, con
     int64_t factor = divisors[std::uniform_int_distribution<size_t>(1, divisors.size() - 1)(rng)];
     parts[src] /= factor;
     parts[dst] *= factor;
-    if (split.inner_to_outer && parts.back() > InnermostLimit(hw, node.kind, extent)) continue;
+    if (split.inner_to_outer && parts.back() > InnermostLimit(hw, state.steps(), index, node)) continue;
     split.lengths.assign(parts.begin() + (outer ? 1 : 0), parts.end());
     absl::StatusOr<schedule::State> out = ReplaceStepAfter(*before, state, index, split);
     if (out.ok()) return out;

@@ -2,8 +2,9 @@
 // (annotation/tile_lengths.h, InnermostLimit): it is a plain loop around the
 // register tile, and matmul 1024^3's fastest programs keep their
 // accumulators over 256-1,024 of k. Sampling, the tile-size mutation and
-// Droplet's space all reach such lengths; spatial splits and GPU programs
-// keep the cap.
+// Droplet's space all reach such lengths; spatial splits, reduction splits
+// that rfactor turns into vectorized partial sums, and GPU programs keep the
+// cap.
 #include <gtest/gtest.h>
 
 #include "search/annotation/annotation.h"
@@ -62,6 +63,34 @@ TEST(ReductionSplitTest, SampledMatmulsGetLongReductionTilesAndCappedSpatialOnes
     }
   // k's divisors past 64 are 4 of 11: a quarter or more of the draws.
   EXPECT_GT(long_reductions, draws / 5) << long_reductions << " of " << draws;
+}
+
+TEST(ReductionSplitTest, AReductionSplitThatRfactorFactorsKeepsTheCap) {
+  // Few outputs, a long reduction: the rfactor sketches split k and factor
+  // one part into vectorized partial sums.
+  const HardwareParams hw = testing::OneCore();
+  te::Workload w = MustParse("matmul:M=1,N=8,K=4096");
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, hw);
+  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  Rng rng(7);
+  int factored_splits = 0;
+  for (const Sketch& sketch : *sketches)
+    for (int k = 0; k < 60; ++k) {
+      absl::StatusOr<schedule::State> s = FillTileSizes(sketch.state, hw, rng);
+      ASSERT_TRUE(s.ok()) << s.status();
+      const std::vector<schedule::Step>& steps = s->steps();
+      for (size_t i = 0; i < steps.size(); ++i) {
+        const auto* split = std::get_if<schedule::SplitStep>(&steps[i]);
+        if (!split) continue;
+        for (size_t j = i + 1; j < steps.size(); ++j)
+          if (const auto* r = std::get_if<schedule::RfactorStep>(&steps[j]); r && r->stage == split->stage) {
+            ++factored_splits;
+            EXPECT_LE(split->lengths.back(), 64) << s->ToString();
+            break;
+          }
+      }
+    }
+  EXPECT_GT(factored_splits, 0) << "no rfactor sketch for this workload";
 }
 
 TEST(ReductionSplitTest, TheTileSizeMutationGrowsTheReductionTilePast64) {
