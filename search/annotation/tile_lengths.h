@@ -16,8 +16,9 @@ namespace tuneforge::search {
 // split of a GPU program. A CPU reduction's innermost level is a plain loop
 // around the register tile: the longer it is, the longer the accumulators
 // stay in registers before they are stored and reloaded, and Ansor's cap cut
-// matmul 1024^3 off its fastest programs (k.1 = 512 ran 1.08x the best of
-// k.1 <= 64 at one thread, bench/search/results/README.md): no cap there.
+// matmul 1024^3 off its fastest programs (one thread: k.1 = 512 ran 1.09x
+// the tuning's best, k.1 = 32, and 1.04x the best k.1 <= 64 tried by hand;
+// bench/search/results/README.md): no cap there.
 // A reduction split that a later rfactor step factors counts as spatial:
 // its innermost part becomes a loop of partial sums, vectorized.
 int64_t InnermostLimit(const HardwareParams& hw, schedule::IterKind kind, int64_t extent);
