@@ -38,6 +38,14 @@ Innermost LongestInnermost(const schedule::State& s) {
   return out;
 }
 
+// The CPU sketches of `spec` (none, with a failure, when they cannot be made).
+std::vector<Sketch> CpuSketches(const std::string& spec, const HardwareParams& hw) {
+  te::Workload w = MustParse(spec);
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, hw);
+  EXPECT_TRUE(sketches.ok()) << sketches.status();
+  return sketches.ok() ? *std::move(sketches) : std::vector<Sketch>{};
+}
+
 TEST(ReductionSplitTest, OnlyACpuReductionGoesPastTheCap) {
   const HardwareParams cpu = testing::OneCore();
   EXPECT_EQ(InnermostLimit(cpu, schedule::IterKind::kSpatial, 1024), 64);
@@ -48,12 +56,11 @@ TEST(ReductionSplitTest, OnlyACpuReductionGoesPastTheCap) {
 
 TEST(ReductionSplitTest, SampledMatmulsGetLongReductionTilesAndCappedSpatialOnes) {
   const HardwareParams hw = testing::OneCore();
-  te::Workload w = MustParse("matmul:M=1024,N=1024,K=1024");
-  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, hw);
-  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  const std::vector<Sketch> sketches = CpuSketches("matmul:M=1024,N=1024,K=1024", hw);
+  ASSERT_FALSE(sketches.empty());
   Rng rng(5);
   int long_reductions = 0, draws = 0;
-  for (const Sketch& sketch : *sketches)
+  for (const Sketch& sketch : sketches)
     for (int k = 0; k < 60; ++k, ++draws) {
       absl::StatusOr<schedule::State> s = FillTileSizes(sketch.state, hw, rng);
       ASSERT_TRUE(s.ok()) << s.status();
@@ -69,12 +76,11 @@ TEST(ReductionSplitTest, AReductionSplitThatRfactorFactorsKeepsTheCap) {
   // Few outputs, a long reduction: the rfactor sketches split k and factor
   // one part into vectorized partial sums.
   const HardwareParams hw = testing::OneCore();
-  te::Workload w = MustParse("matmul:M=1,N=8,K=4096");
-  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, hw);
-  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  const std::vector<Sketch> sketches = CpuSketches("matmul:M=1,N=8,K=4096", hw);
+  ASSERT_FALSE(sketches.empty());
   Rng rng(7);
   int factored_splits = 0;
-  for (const Sketch& sketch : *sketches)
+  for (const Sketch& sketch : sketches)
     for (int k = 0; k < 60; ++k) {
       absl::StatusOr<schedule::State> s = FillTileSizes(sketch.state, hw, rng);
       ASSERT_TRUE(s.ok()) << s.status();
@@ -95,12 +101,11 @@ TEST(ReductionSplitTest, AReductionSplitThatRfactorFactorsKeepsTheCap) {
 
 TEST(ReductionSplitTest, TheTileSizeMutationGrowsTheReductionTilePast64) {
   const HardwareParams hw = testing::OneCore();
-  te::Workload w = MustParse("matmul:M=1024,N=1024,K=1024");
-  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, hw);
-  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  const std::vector<Sketch> sketches = CpuSketches("matmul:M=1024,N=1024,K=1024", hw);
+  ASSERT_FALSE(sketches.empty());
   Rng rng(11);
   int grown = 0;
-  for (const Sketch& sketch : *sketches) {
+  for (const Sketch& sketch : sketches) {
     absl::StatusOr<schedule::State> parent = FillTileSizes(sketch.state, hw, rng);
     ASSERT_TRUE(parent.ok()) << parent.status();
     for (int k = 0; k < 200; ++k) {
@@ -116,11 +121,10 @@ TEST(ReductionSplitTest, TheTileSizeMutationGrowsTheReductionTilePast64) {
 
 TEST(ReductionSplitTest, DropletsSpaceHoldsLongReductionTiles) {
   const HardwareParams hw = testing::OneCore();
-  te::Workload w = MustParse("matmul:M=1024,N=1024,K=1024");
-  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, hw);
-  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  const std::vector<Sketch> sketches = CpuSketches("matmul:M=1024,N=1024,K=1024", hw);
+  ASSERT_FALSE(sketches.empty());
   Rng rng(2);
-  absl::StatusOr<schedule::State> program = FillTileSizes(sketches->front().state, hw, rng);
+  absl::StatusOr<schedule::State> program = FillTileSizes(sketches.front().state, hw, rng);
   ASSERT_TRUE(program.ok()) << program.status();
   ProgramSpace space = ProgramSpace::Of(*program, hw);
   int reached = 0;
