@@ -13,7 +13,7 @@
 namespace tuneforge::codegen {
 namespace {
 
-// Writes "START SIZE NAME" (hex, hex, text) per defined function of each
+// Writes "START SIZE NAME [DYLIB]" (hex, hex, text) per defined function of each
 // linked graph once its addresses are final (after fix-ups).
 class PerfMapPlugin final : public llvm::orc::ObjectLinkingLayer::Plugin {
  public:
