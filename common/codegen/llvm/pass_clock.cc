@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,18 +23,18 @@ struct PassTotals {
 
   void Print() {
     std::lock_guard<std::mutex> lock(mu);
-    std::vector<std::pair<double, std::string>> rows;
+    std::vector<std::tuple<double, int, std::string>> rows;  // seconds, runs, pass
     double total = 0;
     for (const auto& [pass, t] : by_pass) {
-      rows.push_back({t.first, pass});
+      rows.push_back({t.first, t.second, pass});
       total += t.first;
     }
     std::sort(rows.rbegin(), rows.rend());
     std::fprintf(stderr, "LLVM optimization passes, own time summed over this process: %.3f s\n", total);
     std::fprintf(stderr, "%10s %6s %7s  %s\n", "seconds", "share", "runs", "pass");
-    for (const auto& [seconds, pass] : rows)
-      std::fprintf(stderr, "%10.3f %5.1f%% %7d  %s\n", seconds, total > 0 ? 100 * seconds / total : 0.0,
-                   by_pass[pass].second, pass.c_str());
+    for (const auto& [seconds, runs, pass] : rows)
+      std::fprintf(stderr, "%10.3f %5.1f%% %7d  %s\n", seconds, total > 0 ? 100 * seconds / total : 0.0, runs,
+                   pass.c_str());
   }
 };
 
@@ -54,7 +55,9 @@ thread_local std::vector<OpenPass> open_passes;
 }  // namespace
 
 void MaybeTimePasses(llvm::PassInstrumentationCallbacks& callbacks) {
-  if (!std::getenv("TUNEFORGE_PASS_TIMES")) return;
+  // Read once: this runs for every function a builder optimizes.
+  static const bool wanted = std::getenv("TUNEFORGE_PASS_TIMES") != nullptr;
+  if (!wanted) return;
   static const bool printed_at_exit = (std::atexit([] { Totals().Print(); }), true);
   (void)printed_at_exit;
   callbacks.registerBeforeNonSkippedPassCallback([](llvm::StringRef pass, llvm::Any) {
