@@ -17,7 +17,9 @@
 //                  peers, nor improve faster than in proportion to its time)
 //   forms          of a task computed by other algorithms (TaskState::
 //                  form_of), one slower than another counts only the
-//                  progress expected below that one (the faster one runs)
+//                  progress expected below that one (the faster one runs),
+//                  and only if at the best FLOP rate of the task's forms it
+//                  would be faster (fewer FLOPs): then by that much room
 //   early stop     a task whose best has not improved over its last
 //                  early_stop_trials trials is passed over while another can
 //                  go on

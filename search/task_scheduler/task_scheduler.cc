@@ -1,5 +1,6 @@
 #include "search/task_scheduler/task_scheduler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -47,6 +48,18 @@ double FastestFormSeconds(const std::vector<TaskState>& tasks, size_t i) {
         (fastest <= 0 || tasks[k].best_seconds < fastest))
       fastest = tasks[k].best_seconds;
   return fastest;
+}
+
+double FastestFormRate(const std::vector<TaskState>& tasks, size_t i) {
+  const size_t primary = PrimaryOf(tasks, i);
+  double rate = 0;
+  int forms = 0;
+  for (size_t k = 0; k < tasks.size(); ++k) {
+    if (PrimaryOf(tasks, k) != primary) continue;
+    ++forms;
+    if (tasks[k].best_seconds > 0 && tasks[k].flops > 0) rate = std::max(rate, tasks[k].flops / tasks[k].best_seconds);
+  }
+  return forms > 1 ? rate : 0;
 }
 
 double EstimatedLatencySeconds(const std::vector<TaskState>& tasks) {

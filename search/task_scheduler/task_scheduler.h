@@ -42,6 +42,9 @@ size_t PrimaryOf(const std::vector<TaskState>& tasks, size_t i);
 // The fastest correct best among task i's forms (its primary and every
 // form of it); 0 when none has one.
 double FastestFormSeconds(const std::vector<TaskState>& tasks, size_t i);
+// The highest FLOP rate (each form's own FLOPs over its best) among task i's
+// forms; 0 when the task has no other form or none has a program.
+double FastestFormRate(const std::vector<TaskState>& tasks, size_t i);
 
 // The group of a task of operator `op` with `flops` per run producing
 // `outputs` elements: the operator, its FLOPs on a log scale (base 1.618,
