@@ -114,13 +114,19 @@ size_t GradientScheduler::Next(const std::vector<TaskState>& tasks) {
     return open[std::uniform_int_distribution<size_t>(0, open.size() - 1)(rng_)];
   size_t best = open.front();
   double best_gradient = std::numeric_limits<double>::infinity();
-  for (size_t i : open) {
+  auto consider = [&](size_t i) {
     gradients_[i] = Gradient(i, tasks);
     if (gradients_[i] < best_gradient) {
       best_gradient = gradients_[i];
       best = i;
     }
-  }
+  };
+  for (size_t i : open) consider(i);
+  // A task rests so that others may gain; when none that can go on expects
+  // to (a form with no room below the faster one), the resting ones go on.
+  if (best_gradient >= 0)
+    for (size_t i = 0; i < tasks.size(); ++i)
+      if (!tasks[i].exhausted && Resting(tasks[i], history_[i])) consider(i);
   return best;
 }
 

@@ -22,7 +22,7 @@
 //                  would be faster (fewer FLOPs): then by that much room
 //   early stop     a task whose best has not improved over its last
 //                  early_stop_trials trials is passed over while another can
-//                  go on
+//                  go on and expects a gain
 //
 // The scheduler keeps each task's history (trials, best) itself: it sees a
 // task's state every time it is asked.

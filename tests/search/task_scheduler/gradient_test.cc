@@ -246,9 +246,10 @@ TEST(GradientScheduler, AFormWithFewerFlopsGetsTheTrialsWhileItTrailsTheBestRate
 }
 
 // Once Winograd leads, the direct form (more FLOPs) could go below it only
-// at a FLOP rate no form has reached: it gets no share while Winograd can
-// go on (before, equal trials tied the two), and all of them once it rests.
-TEST(GradientScheduler, AFormWithMoreFlopsWaitsWhileTheFasterFormImproves) {
+// at a FLOP rate no form has reached: it gets no share (before, equal trials
+// tied the two), not even while Winograd rests, since it expects no gain;
+// a task that does expect one takes the resting form's place.
+TEST(GradientScheduler, AFormWithMoreFlopsWaitsWhileTheFasterFormCanGain) {
   GradientSchedulerOptions o = NoExploration();
   o.early_stop_trials = 64;
   GradientScheduler s(o);
@@ -256,8 +257,14 @@ TEST(GradientScheduler, AFormWithMoreFlopsWaitsWhileTheFasterFormImproves) {
   for (int i = 0; i < 2; ++i) s.Next(tasks);
   EXPECT_EQ(s.Next(tasks), 1u);
   EXPECT_EQ(s.last_gradients()[0], 0);
-  tasks[1].trials += 64;  // no better: Winograd rests
-  EXPECT_EQ(s.Next(tasks), 0u);
+  tasks[1].trials += 64;  // no better: Winograd rests, and still goes on
+  EXPECT_EQ(s.Next(tasks), 1u);
+  EXPECT_LT(s.last_gradients()[1], 0);
+  tasks.push_back(Task(64, 1e-3));  // another task of the model
+  GradientScheduler with_other(o);
+  for (int i = 0; i < 3; ++i) with_other.Next(tasks);
+  tasks[1].trials += 64;
+  EXPECT_EQ(with_other.Next(tasks), 2u);
 }
 
 }  // namespace
