@@ -74,9 +74,9 @@ double GradientScheduler::Gradient(size_t i, const std::vector<TaskState>& tasks
   // FLOP rate any form of the task has reached, this one would take C_i / R.
   // Only a form with fewer FLOPs than the fastest one can lie below it there,
   // by that much room (Ansor's similarity term with beta = 1: the forms run
-  // on one machine); one that cannot has gradient 0, and gets trials from
-  // exploration or while the fastest form rests. Without this, a form with
-  // 30 % fewer FLOPs but a slower start (Winograd) got half the trials.
+  // on one machine); one that cannot has gradient 0 and gets exploration's
+  // trials only (Next: not even while the fastest form rests). Without this,
+  // a form with 30 % fewer FLOPs but a slower start (Winograd) got half.
   // (The fastest form is another one exactly when it is faster than g.)
   const double fastest = FastestFormSeconds(tasks, i);
   if (fastest > 0 && g > fastest) {

@@ -218,7 +218,6 @@ TEST(GradientScheduler, AFormSlowerThanItsSiblingGainsOnlyBelowIt) {
   EXPECT_DOUBLE_EQ(alone.last_gradients()[1], alone.last_gradients()[2]);
 }
 
-
 // The auto conv of a 1,000-trial job halfway (figures from its records): the
 // direct form 0.776 ms for 231.2 MFLOP, Winograd 0.797 ms for 162.2 MFLOP.
 // At the direct form's FLOP rate Winograd would take 0.544 ms: it is slower
