@@ -21,7 +21,9 @@ struct TaskCandidates {
 using ProposeForTask = std::function<std::vector<std::vector<schedule::Step>>(size_t task, int n)>;
 
 // Shares a round of `want` candidates. Each share goes to the task the
-// scheduler picks and is about an even part of what is still wanted; a task
+// scheduler picks and is about an even part of what is still wanted; when
+// the scheduler's next pick is the same task, that part joins the share
+// (one search for both, not two of half the size); a task
 // whose search has nothing new is `exhausted` for the rest of the round, so
 // the next shares go to the others. Every task but an `untuned` one starts
 // the round not exhausted: a search that found only known programs once (a share of one

@@ -4,6 +4,7 @@
 #include "search/task_scheduler/share_round.h"
 
 #include <map>
+#include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -59,6 +60,72 @@ TEST(ShareRound, SharesAreNeverSmallerThanTheMinimum) {
   round = ShareRound(*scheduler, tasks, 5, [](size_t, int n) { return Candidates(n); }, kMinShareForSearch);
   ASSERT_EQ(round.size(), 1u);
   EXPECT_EQ(round[0].candidates.size(), 5u);
+}
+
+// A scheduler that picks one task whenever it can.
+class Favourite : public TaskScheduler {
+ public:
+  explicit Favourite(size_t task) : task_(task) {}
+  size_t Next(const std::vector<TaskState>& tasks) override {
+    ++picks;
+    return tasks[task_].exhausted ? (task_ + 1) % tasks.size() : task_;
+  }
+  std::string_view name() const override { return "favourite"; }
+  int picks = 0;
+
+ private:
+  size_t task_;
+};
+
+// A search costs the same for 32 candidates as for 64: a conv's Winograd
+// form that the scheduler picks for both shares of a round (its direct form
+// has no room) got two searches a round, half of an auto tuning's propose
+// time.
+TEST(ShareRound, ATaskPickedAgainInARoundGetsOneSearchForAllOfIt) {
+  Favourite scheduler(1);
+  std::vector<TaskState> tasks(2);
+  std::vector<int> asked;
+  std::vector<TaskCandidates> round = ShareRound(scheduler, tasks, 64, [&](size_t task, int n) {
+    EXPECT_EQ(task, 1u);
+    asked.push_back(n);
+    return Candidates(n);
+  });
+  EXPECT_EQ(asked, std::vector<int>({64}));
+  ASSERT_EQ(round.size(), 1u);
+  EXPECT_EQ(tasks[1].trials, 64);
+  EXPECT_EQ(tasks[0].trials, 0);
+  // What the search had new is what the task is counted for; a search
+  // with less than its share leaves the rest of the round to the next picks.
+  asked.clear();
+  round = ShareRound(scheduler, tasks, 64, [&](size_t task, int n) {
+    asked.push_back(n);
+    return Candidates(task == 1 && asked.size() == 1 ? 40 : n);
+  });
+  EXPECT_EQ(asked, std::vector<int>({64, 24}));
+  EXPECT_EQ(Given(round), (std::map<size_t, int>{{1, 64}}));
+  EXPECT_EQ(tasks[1].trials, 128);
+}
+
+TEST(ShareRound, TheGradientSchedulersRoundForAConvLedByItsWinogradFormIsOneSearch) {
+  GradientSchedulerOptions options;
+  options.epsilon = 0;
+  GradientScheduler scheduler(options);
+  // Past warm-up: Winograd (0.70x the FLOPs) runs at 1.3x the direct
+  // form's FLOP rate, so the direct form has no room below it.
+  std::vector<TaskState> tasks(2);
+  tasks[0].flops = 231e6;
+  tasks[1].flops = 162e6;
+  tasks[1].form_of = 0;
+  tasks[0].trials = tasks[1].trials = 64;
+  tasks[0].best_seconds = 0.9e-3;
+  tasks[1].best_seconds = 0.9e-3 * 162 / 231 / 1.3;
+  int searches = 0;
+  std::vector<TaskCandidates> round = ShareRound(scheduler, tasks, 64, [&](size_t, int n) {
+    ++searches;
+    return Candidates(n);
+  });
+  EXPECT_EQ(searches, 1);
+  EXPECT_EQ(Given(round), (std::map<size_t, int>{{1, 64}}));
 }
 
 TEST(ShareRound, ATaskWithNothingNewLeavesItsShareToTheOthers) {
