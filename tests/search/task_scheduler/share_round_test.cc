@@ -67,11 +67,9 @@ class Favourite : public TaskScheduler {
  public:
   explicit Favourite(size_t task) : task_(task) {}
   size_t Next(const std::vector<TaskState>& tasks) override {
-    ++picks;
     return tasks[task_].exhausted ? (task_ + 1) % tasks.size() : task_;
   }
   std::string_view name() const override { return "favourite"; }
-  int picks = 0;
 
  private:
   size_t task_;
