@@ -2,6 +2,7 @@
 #include "common/lower/lower.h"
 #include "common/lower/lower_context.h"
 #include "common/lower/passes/build_loop_nest.h"
+#include "common/lower/passes/chain_accumulations.h"
 #include "common/lower/passes/drop_padded_taps.h"
 #include "common/lower/passes/flatten_buffers.h"
 #include "common/lower/passes/partition_boundaries.h"
@@ -36,6 +37,9 @@ Stmt RunPasses(Stmt body, const LowerOptions& options) {
     body = PartitionBoundaries(body);
     body = DropPaddedTaps(body);
   }
+  // After the taps of zero are gone: an unrolled reduction's run of stores
+  // into one element becomes one store of the whole sum.
+  if (options.unroll) body = ChainAccumulations(body);
   return body;
 }
 

@@ -235,6 +235,12 @@ TEST(LowerTest, AWideGatheringCopyStaysARolledLoop) {
   EXPECT_THAT(Printed(wide), HasSubstr("rolled (j, 0, 64)"));
   EXPECT_EQ(CheckAgainstReference(wide), "");
 
+  // Longer than a vector statement may be (kMaxVectorLanes), too: not
+  // handed to LLVM's loop vectorizer (a 128-lane Winograd input tile).
+  State longer = VectorizedCopy("A[j, i]", 14, 128);
+  EXPECT_THAT(Printed(longer), HasSubstr("rolled (j, 0, 128)"));
+  EXPECT_EQ(CheckAgainstReference(longer), "");
+
   State narrow = VectorizedCopy("A[j, i]", 14, 16);
   EXPECT_THAT(Printed(narrow), Not(HasSubstr("rolled")));
   EXPECT_THAT(Printed(narrow), HasSubstr("ramp("));

@@ -15,7 +15,8 @@
 
 namespace tuneforge::lower {
 
-// Longer vectorized loops stay loops (LLVM's vectorizer handles them).
+// Longer vectorized loops stay loops (LLVM's vectorizer handles them), but
+// for a gathering copy, which stays a rolled loop at any length.
 inline constexpr int64_t kMaxVectorLanes = 64;
 // A vector load with a constant stride up to this is one load of its span
 // and a shuffle (code generation); a longer stride loads lane by lane.
