@@ -31,6 +31,15 @@ struct LowerOptions {
   // program's transform matrices and packed weights are a second nest to
   // build and simplify for every candidate scored.
   bool prepack = true;
+  // Read an inlined constant matrix (a Winograd transform's B, G or A) as 1
+  // instead of its select chain over the entries: the program the search's
+  // features describe. Unrolled, each entry is a constant and the chain is
+  // gone; kept as loops, the chains (four per transform statement, two in
+  // the sum's condition that skips zero entries) were about 45 % of a
+  // Winograd program's feature extraction, and counted as compare and
+  // select operations the kernel never runs. Not for code: the values are
+  // wrong.
+  bool constant_matrices_as_one = false;
   // Name of the kernel symbol.
   std::string name = "default_function";
 

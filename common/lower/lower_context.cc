@@ -76,7 +76,8 @@ absl::StatusOr<LowerContext> MakeLowerContext(const schedule::State& state,
   absl::StatusOr<std::vector<schedule::Region>> regions = schedule::InferRegions(state, ctx.vars);
   if (!regions.ok()) return regions.status();
   ctx.regions = *std::move(regions);
-  ctx.bodies = schedule::EffectiveStagesOf(state)->bodies;
+  ctx.bodies = options.constant_matrices_as_one ? schedule::EffectiveBodiesWithUnitMatrices(state)
+                                                : schedule::EffectiveStagesOf(state)->bodies;
 
   const te::ComputeDag& dag = *state.dag();
   int n = state.num_stages();

@@ -17,7 +17,8 @@ namespace {
 // EffectiveBodies, reusing `previous`'s bodies (a memo of the same ops with
 // other stages inlined) for the stages none of whose producers changed:
 // inlining one more stage recomputes only the stages that read it.
-std::vector<te::Expr> BodiesReusing(const State& state, const EffectiveStages* previous) {
+std::vector<te::Expr> BodiesReusing(const State& state, const EffectiveStages* previous,
+                                    bool constant_matrices_as_one = false) {
   std::vector<te::Expr> bodies(state.num_stages());
   std::vector<bool> changed(state.num_stages(), previous == nullptr);
   absl::flat_hash_map<const te::TensorNode*, int> index;
@@ -47,6 +48,8 @@ std::vector<te::Expr> BodiesReusing(const State& state, const EffectiveStages* p
       auto it = index.find(r.tensor.get());
       if (it == index.end() || !IsInlined(state.stage(it->second))) return te::Expr();
       const Stage& producer = state.stage(it->second);
+      if (constant_matrices_as_one && state.dag()->analysis(it->second).is_constant_matrix)
+        return te::Const(1, producer.op->dtype);
       te::VarMap map;
       for (size_t d = 0; d < producer.op->axes.size(); ++d)
         map[producer.op->axes[d].var.get()] = r.indices[d];
@@ -66,6 +69,10 @@ bool SameOps(const EffectiveStages& memo, const State& state) {
 }  // namespace
 
 std::vector<te::Expr> EffectiveBodies(const State& state) { return BodiesReusing(state, nullptr); }
+
+std::vector<te::Expr> EffectiveBodiesWithUnitMatrices(const State& state) {
+  return BodiesReusing(state, nullptr, /*constant_matrices_as_one=*/true);
+}
 
 std::vector<std::vector<int>> EffectiveConsumers(const State& state,
                                                  const std::vector<te::Expr>& bodies) {

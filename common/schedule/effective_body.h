@@ -16,6 +16,10 @@ bool IsInlined(const Stage& stage);
 // replaced by that stage's (recursively inlined) expression. Null for
 // placeholders. Inlined stages get their own substituted body too.
 std::vector<te::Expr> EffectiveBodies(const State& state);
+// The same with every read of an inlined constant matrix (Winograd's B, G,
+// A) as the constant 1: what the search's features describe (LowerOptions::
+// constant_matrices_as_one).
+std::vector<te::Expr> EffectiveBodiesWithUnitMatrices(const State& state);
 
 // For every stage: the non-inlined stages whose effective body reads it
 // (through any chain of inlined stages), in stage order.

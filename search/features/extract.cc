@@ -40,6 +40,8 @@ lower::LowerOptions FeatureLowerOptions() {
   options.unroll = false;
   // The kernel's reads of packed weights are features; the packing is not.
   options.prepack = false;
+  // Each entry of a transform matrix is one constant multiply in the kernel.
+  options.constant_matrices_as_one = true;
   options.name = "features";
   return options;
 }

@@ -23,7 +23,7 @@ namespace tuneforge::search {
 
 // Bumped whenever a feature is added, removed or changes meaning; stored
 // beside every saved cost model, which is refused on a mismatch.
-inline constexpr int kFeatureSchemaVersion = 1;
+inline constexpr int kFeatureSchemaVersion = 2;  // 2: constant matrices read as 1
 
 int NumFeatures();
 // Names in row order, e.g. "float_mad", "vec_len", "B0.bytes".
