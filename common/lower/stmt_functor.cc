@@ -105,4 +105,22 @@ int64_t CountStmts(const Stmt& s) {
   return n;
 }
 
+namespace {
+bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!te::StructurallyEqual(a[i], b[i])) return false;
+  return true;
+}
+}  // namespace
+
+bool LoadsStoredElement(const Expr& e, const Store& store) {
+  const auto* load = e.as<te::BufferLoad>();
+  return load && load->buffer == store.buffer && SameIndices(load->indices, store.indices);
+}
+
+bool SameStoredElement(const Store& a, const Store& b) {
+  return a.buffer == b.buffer && SameIndices(a.indices, b.indices);
+}
+
 }  // namespace tuneforge::lower

@@ -24,5 +24,10 @@ void VisitStmts(const Stmt& s, const std::function<void(const Stmt&)>& fn);
 void VisitExprs(const Stmt& s, const std::function<void(const Expr&)>& fn);
 // Number of statements (For, Store, ...) in the tree.
 int64_t CountStmts(const Stmt& s);
+// Whether `e` is a load of exactly the element `store` writes (same buffer,
+// structurally equal indices): the `acc[i]` of `acc[i] = acc[i] + t`.
+bool LoadsStoredElement(const Expr& e, const Store& store);
+// Whether two stores write the same element.
+bool SameStoredElement(const Store& a, const Store& b);
 
 }  // namespace tuneforge::lower

@@ -87,11 +87,7 @@ bool StartsFromOwnElement(const Store& n) {
     if (add->op != te::BinOp::kAdd) break;
     base = add->a;
   }
-  const auto* load = base.as<te::BufferLoad>();
-  if (!load || load->buffer != n.buffer || load->indices.size() != n.indices.size()) return false;
-  for (size_t i = 0; i < n.indices.size(); ++i)
-    if (!te::StructurallyEqual(load->indices[i], n.indices[i])) return false;
-  return true;
+  return LoadsStoredElement(base, n);
 }
 
 // The statements of `body` as they were before accumulations were chained:

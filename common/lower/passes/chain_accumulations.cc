@@ -23,27 +23,12 @@ bool ReadsBuffer(const Expr& e, const Buffer& buffer) {
   return reads;
 }
 
-bool SameElement(const Store& a, const Store& b) {
-  if (a.buffer != b.buffer || a.indices.size() != b.indices.size()) return false;
-  for (size_t i = 0; i < a.indices.size(); ++i)
-    if (!te::StructurallyEqual(a.indices[i], b.indices[i])) return false;
-  return true;
-}
-
-bool LoadsElement(const Expr& e, const Store& store) {
-  const auto* load = e.as<te::BufferLoad>();
-  if (!load || load->buffer != store.buffer || load->indices.size() != store.indices.size()) return false;
-  for (size_t i = 0; i < store.indices.size(); ++i)
-    if (!te::StructurallyEqual(load->indices[i], store.indices[i])) return false;
-  return true;
-}
-
 // The term t of `acc[i] = acc[i] + t` (acc[i] the store's own element, read
 // as the left operand: the order of the sum is kept), where t reads nothing
 // of acc; nullopt for any other store.
 std::optional<Expr> AccumulatedTerm(const Store& store) {
   const auto* add = store.value.as<te::Binary>();
-  if (!add || add->op != te::BinOp::kAdd || !LoadsElement(add->a, store) || ReadsBuffer(add->b, store.buffer))
+  if (!add || add->op != te::BinOp::kAdd || !LoadsStoredElement(add->a, store) || ReadsBuffer(add->b, store.buffer))
     return std::nullopt;
   return add->b;
 }
@@ -61,7 +46,7 @@ std::vector<Stmt> JoinRuns(const std::vector<Stmt>& stmts) {
     const Store* store = s.as<Store>();
     const Store* last = out.empty() ? nullptr : out.back().as<Store>();
     std::optional<Expr> term = store ? AccumulatedTerm(*store) : std::nullopt;
-    if (term && last && last_starts_run && last_terms < kMaxChainedTerms && SameElement(*last, *store)) {
+    if (term && last && last_starts_run && last_terms < kMaxChainedTerms && SameStoredElement(*last, *store)) {
       out.back() = MakeStore(store->buffer, store->indices, te::MakeBinary(te::BinOp::kAdd, last->value, *term));
       ++last_terms;
       continue;

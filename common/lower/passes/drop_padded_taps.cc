@@ -22,20 +22,12 @@ bool AddsNothing(const te::Expr& e) {
   return m && m->op == te::BinOp::kMul && (IsZero(m->a) || IsZero(m->b));
 }
 
-bool ReadsOwnElement(const te::Expr& e, const Store& store) {
-  const auto* load = e.as<te::BufferLoad>();
-  if (!load || load->buffer != store.buffer || load->indices.size() != store.indices.size()) return false;
-  for (size_t i = 0; i < store.indices.size(); ++i)
-    if (!te::StructurallyEqual(load->indices[i], store.indices[i])) return false;
-  return true;
-}
-
 // acc[i] = acc[i] + nothing.
 bool IsPaddedTap(const Store& store) {
   const auto* add = store.value.as<te::Binary>();
   if (!add || add->op != te::BinOp::kAdd) return false;
-  return (ReadsOwnElement(add->a, store) && AddsNothing(add->b)) ||
-         (ReadsOwnElement(add->b, store) && AddsNothing(add->a));
+  return (LoadsStoredElement(add->a, store) && AddsNothing(add->b)) ||
+         (LoadsStoredElement(add->b, store) && AddsNothing(add->a));
 }
 
 Stmt Drop(const Stmt& s) {
