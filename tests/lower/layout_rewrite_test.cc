@@ -218,5 +218,38 @@ TEST(LayoutRewriteTest, APrecomputedStageIsStoredInItsReadersOrder) {
   EXPECT_THAT(ToString(g->body), ::testing::HasSubstr("allocate WS[float32 * 40 * 48]"));
 }
 
+// A stage precomputed whole is computed over its definition's axes, whatever
+// its schedule: the schedule cannot change the kernel (the packed layout
+// follows the reader), and one prepack function for every program of a
+// workload is one compile for a builder's function cache.
+TEST(LayoutRewriteTest, APrecomputedStagesScheduleDoesNotChangeThePrepack) {
+  te::ComputeDagPtr dag = Definition(
+      "input X: float32[32, 48]\ninput W: float32[40, 48, 3] constant\n"
+      "WS[j: 40, k: 48] = sum(W[j, k, r] * 0.5, r: 3)\n"
+      "Y[i: 32, j: 40] = sum(X[i, k] * WS[j, k], k: 48)\n");
+  ASSERT_NE(dag, nullptr);
+  State plain(dag);
+  State scheduled(dag);
+  ASSERT_TRUE(scheduled.Apply(SplitStep{2, 0, {8}, true}).ok());  // WS: j.0, j.1, k, r
+  ASSERT_TRUE(scheduled.Apply(ReorderStep{2, {1, 0, 2, 3}}).ok());  // j.1, j.0, k, r
+  ASSERT_TRUE(scheduled.Apply(schedule::AnnotationStep{2, 0, schedule::IterAnnotation::kParallel}).ok());
+  ASSERT_TRUE(scheduled.Apply(schedule::AnnotationStep{2, 3, schedule::IterAnnotation::kUnroll}).ok());
+  ASSERT_TRUE(scheduled.Apply(PragmaStep{2, 0, 64}).ok());
+  absl::StatusOr<LoweredFunc> f = Lower(plain);
+  absl::StatusOr<LoweredFunc> g = Lower(scheduled);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(f->num_packed, 1);
+  ASSERT_EQ(g->num_packed, 1);
+  ASSERT_TRUE(g->prepack);
+  EXPECT_EQ(ToString(g->prepack), ToString(f->prepack));
+  EXPECT_THAT(ToString(g->prepack), ::testing::Not(::testing::HasSubstr("j.1")));
+  // Its outermost axis runs in parallel, as the schedule's did.
+  const auto* outer = g->prepack.as<For>();
+  ASSERT_NE(outer, nullptr) << ToString(g->prepack);
+  EXPECT_EQ(outer->kind, ForKind::kParallel);
+  EXPECT_EQ(testing::CheckAgainstReference(scheduled), "");
+}
+
 }  // namespace
 }  // namespace tuneforge::lower

@@ -54,11 +54,17 @@ class NestBuilder {
   }
 
   // Each hoisted stage's nest inside serial loops over the enclosing loops
-  // its region moves with: every slice of its packed buffer, once.
+  // its region moves with: every slice of its packed buffer, once. A stage
+  // packed whole (at root) is computed over its definition's axes instead
+  // of its scheduled loops: its packed layout follows its reader, so its
+  // schedule cannot change the kernel, and this way every program of a
+  // workload shares one prepack function, which a builder's function cache
+  // compiles once (a Winograd kernel transform's sampled tiles and pragmas
+  // made a new one for a quarter of a tuning's candidates).
   Stmt BuildPrepack() {
     std::vector<Stmt> parts;
     for (const auto& [s, hoisted] : ctx_.hoisted) {
-      Stmt nest = StageNest(s);
+      Stmt nest = hoisted.outer.empty() ? DefinitionNest(s) : StageNest(s);
       for (auto l = hoisted.outer.rbegin(); l != hoisted.outer.rend(); ++l)
         nest = MakeFor(l->first, l->second, ForKind::kSerial, nest);
       parts.push_back(nest);
@@ -98,9 +104,16 @@ class NestBuilder {
   // leaf node. `init` writes the reduction's identity instead.
   Stmt PointStatement(int s, const std::vector<Expr>& leaf_values, bool init) const {
     const Stage& stage = ctx_.stage(s);
-    const te::TensorNode& op = *stage.op;
     std::vector<Expr> values = schedule::NodeValues(stage, leaf_values);
     std::vector<Expr> guards = schedule::SplitGuards(stage, values, init);
+    return PointAt(s, values, std::move(guards), init);
+  }
+
+  // The same, given the value of each of the op's axes (spatial, then
+  // reduction) and the conditions that keep them in range.
+  Stmt PointAt(int s, const std::vector<Expr>& values, std::vector<Expr> guards, bool init) const {
+    const Stage& stage = ctx_.stage(s);
+    const te::TensorNode& op = *stage.op;
     te::VarMap axis_map;
     std::vector<Expr> index;
     bool attached = std::holds_alternative<schedule::ComputeAtIter>(stage.location);
@@ -175,6 +188,28 @@ class NestBuilder {
       if (kind == ForKind::kParallel) kind = ForKind::kSerial;  // already inside a parallel region
       body = MakeFor(l->first, stage.nodes[it.node].extent, kind, body);
     }
+    return body;
+  }
+
+  // Stage s at root over its op's own axes, ignoring its schedule: the
+  // outermost axis parallel, the reduction innermost, no splits or pragmas.
+  Stmt DefinitionNest(int s) const {
+    const Stage& stage = ctx_.stage(s);
+    const int spatial = stage.num_spatial_axes();
+    const te::Reduce* red = ctx_.bodies[s].as<te::Reduce>();
+    const int axes = spatial + (red ? static_cast<int>(red->axes.size()) : 0);
+    std::vector<Expr> values(axes);
+    for (int i = 0; i < axes; ++i) values[i] = Expr(ctx_.vars[s][i]);
+    Stmt body = PointAt(s, values, {}, /*init=*/false);
+    for (int i = axes - 1; i >= spatial; --i)
+      body = MakeFor(ctx_.vars[s][i], stage.nodes[i].extent, ForKind::kSerial, body);
+    if (red) {
+      std::vector<Expr> init_values = values;
+      for (int i = spatial; i < axes; ++i) init_values[i] = Expr(0);
+      body = MakeSeq({PointAt(s, init_values, {}, /*init=*/true), body});
+    }
+    for (int i = spatial - 1; i >= 0; --i)
+      body = MakeFor(ctx_.vars[s][i], stage.nodes[i].extent, i == 0 ? ForKind::kParallel : ForKind::kSerial, body);
     return body;
   }
 

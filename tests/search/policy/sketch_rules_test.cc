@@ -2,8 +2,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/lower/lower.h"
+#include "common/lower/printer.h"
 #include "search/annotation/annotation.h"
 #include "search/sketch_generation.h"
 #include "search/sketch_rules/sketch_rules.h"
@@ -216,6 +220,35 @@ TEST(SketchRulesTest, WinogradTransformsUnrollTheirMatrixAxesAndGatherTheTileIns
     }
     EXPECT_GT(vector_transforms, 0) << "no sampled data transform runs over a vector of channels";
   }
+}
+
+// The kernel transform runs once, in the prepack function, so its sampled
+// tiles and pragmas leave the kernel as it is: every sampled program of a
+// Winograd conv lowers to one prepack function (one compile for a builder's
+// function cache), though their kernel transforms are scheduled apart.
+TEST(SketchRulesTest, WinogradProgramsShareOnePrepackFunction) {
+  std::vector<Sketch> s = Sketches("conv2d_winograd:N=1,C=64,H=14,W=14,K=64,tile=2");
+  ASSERT_FALSE(s.empty());
+  Rng rng(5);
+  std::set<std::string> prepacks, kernel_pack_loops;
+  for (const Sketch& sk : s)
+    for (int sample = 0; sample < 4; ++sample) {
+      absl::StatusOr<schedule::State> program = SampleInitState(sk.state, TwoCores(), rng);
+      ASSERT_TRUE(program.ok()) << program.status();
+      const int kernel_pack = program->StageIndex("kernel_pack");
+      ASSERT_GE(kernel_pack, 0);
+      std::string loops;
+      for (const schedule::Iterator& it : program->stage(kernel_pack).iters)
+        absl::StrAppend(&loops, program->stage(kernel_pack).nodes[it.node].extent, ":",
+                        static_cast<int>(it.annotation), " ");
+      kernel_pack_loops.insert(loops);
+      absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*program);
+      ASSERT_TRUE(f.ok()) << f.status();
+      ASSERT_TRUE(f->prepack) << program->ToString();
+      prepacks.insert(lower::ToString(f->prepack));
+    }
+  EXPECT_GT(kernel_pack_loops.size(), 1u) << "the samples' kernel transforms were all scheduled alike";
+  EXPECT_EQ(prepacks.size(), 1u);
 }
 
 TEST(SketchRulesTest, ElementwiseOpsAreOnlySkipped) {
