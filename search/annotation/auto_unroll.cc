@@ -11,6 +11,7 @@ void AnnotateAutoUnroll(schedule::State* state, const HardwareParams& hw, Rng& r
   for (int s = 0; s < state->num_stages(); ++s) {
     const schedule::Stage& st = state->stage(s);
     if (st.is_placeholder() || IsInlined(*state, s) || st.iters.empty()) continue;
+    if (!hw.gpu && IsPrecomputedConstant(*state, s)) continue;  // computed once, by the layout rewrite
     if (!IsTransformed(*state, s) && !st.op->reduce()) continue;
     const auto& configs = hw.auto_unroll_configs;
     int64_t value = configs[std::uniform_int_distribution<size_t>(0, configs.size() - 1)(rng)];

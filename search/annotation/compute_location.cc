@@ -40,7 +40,7 @@ void ChangeComputeLocations(schedule::State* state, Rng& rng) {
   for (int s = state->num_stages() - 1; s >= 0; --s) {
     const schedule::Stage& st = state->stage(s);
     if (st.is_placeholder() || !std::holds_alternative<schedule::ComputeRoot>(st.location) ||
-        state->dag()->analysis(s).is_output || IsTransformed(*state, s))
+        state->dag()->analysis(s).is_output || IsTransformed(*state, s) || IsPrecomputedConstant(*state, s))
       continue;
     std::vector<schedule::ComputeAtStep> choices = ComputeAtChoices(*state, s);
     if (choices.empty()) continue;

@@ -10,7 +10,9 @@ void AnnotateParallel(schedule::State* state, const HardwareParams& hw) {
   const int64_t enough = static_cast<int64_t>(hw.num_cores) * hw.parallel_iters_per_core;
   for (int s = 0; s < state->num_stages(); ++s) {
     const schedule::Stage& st = state->stage(s);
-    if (st.is_placeholder() || !std::holds_alternative<schedule::ComputeRoot>(st.location)) continue;
+    if (st.is_placeholder() || !std::holds_alternative<schedule::ComputeRoot>(st.location) ||
+        IsPrecomputedConstant(*state, s))
+      continue;
     const int max_fuse = MaxParallelFuse(*state, s);
     int take = 0;
     int64_t product = 1;

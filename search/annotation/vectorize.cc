@@ -13,7 +13,7 @@ namespace tuneforge::search {
 void AnnotateVectorize(schedule::State* state, const HardwareParams& hw, Rng& rng) {
   for (int s = 0; s < state->num_stages(); ++s) {
     const schedule::Stage& st = state->stage(s);
-    if (st.is_placeholder() || IsInlined(*state, s)) continue;
+    if (st.is_placeholder() || IsInlined(*state, s) || IsPrecomputedConstant(*state, s)) continue;
     const int n = static_cast<int>(st.iters.size());
     int count = 0;
     int64_t product = 1;

@@ -40,6 +40,9 @@ std::unique_ptr<SketchRule> MakeCrossThreadReductionRule();
 // outermost reduction tile, fetched by all threads of the block together.
 std::unique_ptr<SketchRule> MakeAddSharedCacheReadRule();
 
+// CPU: leave a stage computed from constants alone at root untouched (the
+// layout rewrite computes it once, whatever its schedule).
+std::unique_ptr<SketchRule> MakePrecomputedConstantRule();
 // Unroll the axes that index a constant matrix innermost and tile the rest
 // in two levels (Ansor's "simplify compute with constant tensors").
 std::unique_ptr<SketchRule> MakeSimplifyConstTensorRule();
@@ -47,8 +50,8 @@ std::unique_ptr<SketchRule> MakeSimplifyConstTensorRule();
 // unrolled constant-matrix axes (Ansor's "special compute location").
 std::unique_ptr<SketchRule> MakeSpecialComputeLocationRule();
 
-// Ansor's CPU rules: (special compute location,) always-inline, simplify
-// compute with constant tensors, rfactor, cache-write, (ours: cache-read
+// Ansor's CPU rules: (special compute location,) always-inline, (ours:
+// precomputed constants,) simplify compute with constant tensors, rfactor, cache-write, (ours: cache-read
 // packing,) tiling with fusion, tiling, skip.
 std::vector<std::unique_ptr<SketchRule>> DefaultCpuSketchRules();
 // Ansor's GPU rules: shared cache reads, always-inline, cross-thread

@@ -79,6 +79,25 @@ bool IsConstantCopy(const State& state, int stage) {
 
 namespace {
 
+bool DependsOnConstantsOnly(const State& state, int stage) {
+  const schedule::Stage& st = state.stage(stage);
+  if (st.is_placeholder()) return st.op->constant;
+  for (int p : state.dag()->analysis(stage).producers)
+    if (!DependsOnConstantsOnly(state, p)) return false;
+  return true;
+}
+
+}  // namespace
+
+bool IsPrecomputedConstant(const State& state, int stage) {
+  const te::OpAnalysis& a = state.dag()->analysis(stage);
+  // A constant matrix (no producers) is inlined where it is read.
+  if (a.is_placeholder || a.is_output || a.producers.empty() || IsCacheReadStage(state, stage)) return false;
+  return DependsOnConstantsOnly(state, stage);
+}
+
+namespace {
+
 bool IsConstantInput(const State& state, const te::TensorNode* tensor) {
   if (tensor->is_placeholder()) return tensor->constant;
   int s = state.dag()->IndexOf(tensor);

@@ -30,6 +30,13 @@ bool ReadsCacheReadStage(const schedule::State& state, int stage);
 bool ReadsCacheReadStage(const schedule::State& state, int stage);
 // `stage` is such a copy of a constant placeholder (a packed weight).
 bool IsConstantCopy(const schedule::State& state, int stage);
+// `stage` is computed from constant placeholders alone (through the stages
+// it reads) and is not such a copy: a CPU program's layout rewrite computes
+// it once, before the first call, over its definition's own axes
+// (common/lower/hoist_constants.h), so no schedule of it changes the kernel:
+// Winograd's kernel transform. On a CPU sketches and annotation leave it at
+// root untouched, and the search spends no steps on it.
+bool IsPrecomputedConstant(const schedule::State& state, int stage);
 // Spatial axes of `stage` (its last excepted) that a constant weight's read
 // varies along while no other input's does: a conv's output channels
 // (W[k, c, r, s] varies with k, the data does not). With such an axis

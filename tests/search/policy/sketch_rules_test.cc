@@ -175,16 +175,19 @@ TEST(SketchRulesTest, ConvWithBiasAndReluInlinesPaddingAndBiasAndFusesTheConv) {
 // Winograd: the transforms unroll the axes of their constant matrices
 // (simplify_const_tensor), the input tile is gathered inside the data
 // transform's loops (special_compute_location), the batched product is
-// tiled; sampled programs compute the convolution.
+// tiled, the kernel transform is left for the layout rewrite to precompute;
+// sampled programs compute the convolution.
 TEST(SketchRulesTest, WinogradTransformsUnrollTheirMatrixAxesAndGatherTheTileInside) {
   const std::string spec = "conv2d_winograd:N=1,C=16,H=14,W=14,K=16,tile=2";
   std::vector<Sketch> s = Sketches(spec);
   ASSERT_FALSE(s.empty());
   const std::string described = Describe(s);
   for (const char* d : {"data_pack: simplify_const_tensor", "inverse: simplify_const_tensor",
-                        "kernel_pack: simplify_const_tensor", "input_tile: special_compute_location",
+                        "input_tile: special_compute_location",
                         "bgemm: multi_level_tiling", "winograd_BT: always_inline"})
     EXPECT_THAT(described, HasSubstr(d));
+  // The kernel transform is left as it is (precomputed_constant).
+  EXPECT_THAT(described, ::testing::Not(HasSubstr("kernel_pack")));
   const te::Workload w = MustParse(spec);
   Rng rng(3);
   for (const Sketch& sk : s) {
@@ -222,32 +225,36 @@ TEST(SketchRulesTest, WinogradTransformsUnrollTheirMatrixAxesAndGatherTheTileIns
   }
 }
 
-// The kernel transform runs once, in the prepack function, so its sampled
-// tiles and pragmas leave the kernel as it is: every sampled program of a
-// Winograd conv lowers to one prepack function (one compile for a builder's
-// function cache), though their kernel transforms are scheduled apart.
-TEST(SketchRulesTest, WinogradProgramsShareOnePrepackFunction) {
-  std::vector<Sketch> s = Sketches("conv2d_winograd:N=1,C=64,H=14,W=14,K=64,tile=2");
+// The kernel transform runs once, in the prepack function, over its own
+// axes: sketches and samples leave it untouched at root (no search step on
+// it would change the kernel), and every sampled program of a Winograd conv
+// lowers to one prepack function (one compile for a builder's cache).
+TEST(SketchRulesTest, WinogradKernelTransformIsPrecomputedUntouched) {
+  const std::string spec = "conv2d_winograd:N=1,C=64,H=14,W=14,K=64,tile=2";
+  std::vector<Sketch> s = Sketches(spec);
   ASSERT_FALSE(s.empty());
+  const te::Workload w = MustParse(spec);
   Rng rng(5);
-  std::set<std::string> prepacks, kernel_pack_loops;
+  std::set<std::string> prepacks;
+  int checked = 0;
   for (const Sketch& sk : s)
     for (int sample = 0; sample < 4; ++sample) {
       absl::StatusOr<schedule::State> program = SampleInitState(sk.state, TwoCores(), rng);
       ASSERT_TRUE(program.ok()) << program.status();
       const int kernel_pack = program->StageIndex("kernel_pack");
       ASSERT_GE(kernel_pack, 0);
-      std::string loops;
-      for (const schedule::Iterator& it : program->stage(kernel_pack).iters)
-        absl::StrAppend(&loops, program->stage(kernel_pack).nodes[it.node].extent, ":",
-                        static_cast<int>(it.annotation), " ");
-      kernel_pack_loops.insert(loops);
+      EXPECT_TRUE(std::holds_alternative<schedule::ComputeRoot>(program->stage(kernel_pack).location));
+      for (const schedule::Step& step : program->steps()) {
+        EXPECT_NE(schedule::StepStage(step), kernel_pack) << program->ToString();
+      }
       absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*program);
       ASSERT_TRUE(f.ok()) << f.status();
-      ASSERT_TRUE(f->prepack) << program->ToString();
+      ASSERT_EQ(f->num_packed, 1) << program->ToString();
       prepacks.insert(lower::ToString(f->prepack));
+      if (checked++ < 2) {
+        EXPECT_EQ(testing::CheckAgainstReference(w, *program, sample), "") << program->ToString();
+      }
     }
-  EXPECT_GT(kernel_pack_loops.size(), 1u) << "the samples' kernel transforms were all scheduled alike";
   EXPECT_EQ(prepacks.size(), 1u);
 }
 
