@@ -51,8 +51,8 @@ std::unique_ptr<SketchRule> MakeSimplifyConstTensorRule();
 std::unique_ptr<SketchRule> MakeSpecialComputeLocationRule();
 
 // Ansor's CPU rules: (special compute location,) always-inline, (ours:
-// precomputed constants,) simplify compute with constant tensors, rfactor, cache-write, (ours: cache-read
-// packing,) tiling with fusion, tiling, skip.
+// precomputed constants,) simplify compute with constant tensors, rfactor,
+// cache-write, (ours: cache-read packing,) tiling with fusion, tiling, skip.
 std::vector<std::unique_ptr<SketchRule>> DefaultCpuSketchRules();
 // Ansor's GPU rules: shared cache reads, always-inline, cross-thread
 // reduction, cache-write (always),

@@ -87,6 +87,12 @@ bool DependsOnConstantsOnly(const State& state, int stage) {
   return true;
 }
 
+bool IsConstantInput(const State& state, const te::TensorNode* tensor) {
+  if (tensor->is_placeholder()) return tensor->constant;
+  int s = state.dag()->IndexOf(tensor);
+  return s >= 0 && IsConstantCopy(state, s);
+}
+
 }  // namespace
 
 bool IsPrecomputedConstant(const State& state, int stage) {
@@ -95,16 +101,6 @@ bool IsPrecomputedConstant(const State& state, int stage) {
   if (a.is_placeholder || a.is_output || a.producers.empty() || IsCacheReadStage(state, stage)) return false;
   return DependsOnConstantsOnly(state, stage);
 }
-
-namespace {
-
-bool IsConstantInput(const State& state, const te::TensorNode* tensor) {
-  if (tensor->is_placeholder()) return tensor->constant;
-  int s = state.dag()->IndexOf(tensor);
-  return s >= 0 && IsConstantCopy(state, s);
-}
-
-}  // namespace
 
 std::vector<int> WeightVectorAxes(const State& state, int stage) {
   const te::Tensor& op = state.stage(stage).op;
