@@ -286,6 +286,10 @@ int main(int argc, char** argv) {
   app.add_option("--compile-timed", compile_split.timed,
                  "fastest records timed at each level when two or more are given (with --compile-split; "
                  "default 4)");
+  app.add_flag("--compile-cache", compile_split.cache,
+               "with --compile-split: rebuild the records in the order they were measured with one function cache, "
+               "as a builder keeps, so the table shows what a tuning's candidates compiled (give --compile-records "
+               "0 for all)");
   app.add_option("--keep-dbs", tuning_opt.keep_dbs,
                  "keep each tuning's record store as DIR/WORKLOAD-POLICY.db (with --tuning)");
   CLI11_PARSE(app, argc, argv);

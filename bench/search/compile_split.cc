@@ -5,12 +5,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "bench/timing.h"
+#include "common/codegen/function_object_cache.h"
 #include "common/codegen/target.h"
 #include "common/schedule/schedule_json.h"
 #include "common/te/workload.h"
@@ -22,15 +25,35 @@
 namespace tuneforge::bench {
 namespace {
 
+// One kernel function's builds, by its role in the kernel.
+struct RoleBuilds {
+  int built = 0, reused = 0;
+  std::vector<double> ms;  // optimize + machine code, of those built
+  std::vector<double> instructions_before, instructions_after;
+};
+
 struct Phases {
   std::vector<double> total, lower, module, optimize, machine_code;
+  std::map<std::string, RoleBuilds> roles;  // "entry", "task0", "prepack", "prepack.task0"
 };
+
+// A function's name less the kernel's symbol: its role, the same in every
+// program of a workload ("k.task1" -> "task1", "k_prepack" -> "prepack").
+std::string RoleOf(const std::string& function, const std::string& symbol) {
+  if (function.rfind(symbol, 0) != 0 || function.size() == symbol.size()) return "entry";
+  std::string role = function.substr(symbol.size());
+  if (role[0] == '.' || role[0] == '_') role.erase(0, 1);
+  return role;
+}
 
 // The builds at one optimization level.
 struct LevelRun {
   int level = 3;
   std::string name;  // "O3"
   Phases phases;
+  // A builder's cache across the records, in the order they were measured
+  // (with --compile-cache); null: every function of every record compiled.
+  std::unique_ptr<codegen::FunctionObjectCache> cache;
 };
 
 double Sum(const std::vector<double>& v) {
@@ -59,6 +82,17 @@ void AddBuild(const measure::BuiltKernel& k, Phases* p) {
   p->module.push_back(o.compile_ms - o.optimize_ms - o.machine_code_ms);
   p->optimize.push_back(o.optimize_ms);
   p->machine_code.push_back(o.machine_code_ms);
+  for (const codegen::FunctionBuild& f : o.function_builds) {
+    RoleBuilds& r = p->roles[RoleOf(f.name, o.symbol)];
+    if (f.reused) {
+      ++r.reused;
+      continue;
+    }
+    ++r.built;
+    r.ms.push_back(f.optimize_ms + f.machine_code_ms);
+    r.instructions_before.push_back(f.instructions_before);
+    r.instructions_after.push_back(f.instructions_after);
+  }
 }
 
 // One of the store's fastest records, built at each level: the best GFLOPS
@@ -84,7 +118,8 @@ std::optional<BuiltRecord> BuildAtEachLevel(const server::Record& record, const 
   if (!workload.ok() || !sched.ok()) return std::nullopt;
   BuiltRecord out{*std::move(workload), {}};
   for (const LevelRun& run : runs)
-    out.built.push_back(measure::BuildSchedule(out.workload.dag, sched->steps, target, {.opt_level = run.level}));
+    out.built.push_back(measure::BuildSchedule(out.workload.dag, sched->steps, target,
+                                               {.opt_level = run.level, .function_cache = run.cache.get()}));
   return out;
 }
 
@@ -152,9 +187,11 @@ int RunCompileSplitBench(const CompileSplitOptions& options) {
                 << "--compile-levels 3,2)\n";
       return 1;
     }
-    runs.push_back({level, "O" + std::to_string(level), {}});
+    runs.push_back({level, "O" + std::to_string(level), {}, nullptr});
   }
-  if (runs.empty()) runs.push_back({3, "O3", {}});
+  if (runs.empty()) runs.push_back({3, "O3", {}, nullptr});
+  if (options.cache)
+    for (LevelRun& run : runs) run.cache = std::make_unique<codegen::FunctionObjectCache>();
   if (!std::filesystem::exists(db_path)) {
     std::cerr << "error: no record store at " << db_path << "; give the .db file a tuning wrote (--db)\n";
     return 1;
@@ -219,6 +256,12 @@ int RunCompileSplitBench(const CompileSplitOptions& options) {
             {"p50_ms", Quantile(*row.v, 0.5)}, {"p90_ms", Quantile(*row.v, 0.9)},
             {"p99_ms", Quantile(*row.v, 0.99)}, {"max_ms", Quantile(*row.v, 1.0)},
             {"share", Sum(*row.v) / total}};
+      for (const auto& [role, r] : run.phases.roles)
+        out["levels"][run.name]["functions"][role] = {
+            {"built", r.built}, {"reused", r.reused}, {"ms_p50", Quantile(r.ms, 0.5)},
+            {"ms_p99", Quantile(r.ms, 0.99)}, {"ms_sum", Sum(r.ms)},
+            {"instructions_before_p50", Quantile(r.instructions_before, 0.5)},
+            {"instructions_after_p50", Quantile(r.instructions_after, 0.5)}};
     }
     nlohmann::ordered_json jt = nlohmann::ordered_json::array();
     for (const TimedRecord& t : timed) {
@@ -244,6 +287,15 @@ int RunCompileSplitBench(const CompileSplitOptions& options) {
                   Quantile(*row.v, 0.9), Quantile(*row.v, 0.99), Quantile(*row.v, 1.0),
                   100 * Sum(*row.v) / total);
   }
+  std::printf("\nby function (optimize + machine code of those built; IR instructions before -> after, p50)%s:\n",
+              options.cache ? ", one function cache across the records in their order" : "");
+  std::printf("%-6s %-16s %7s %7s %9s %9s %9s %7s %7s\n", "level", "function", "built", "reused", "p50 ms",
+              "p99 ms", "sum ms", "IR in", "IR out");
+  for (const LevelRun& run : runs)
+    for (const auto& [role, r] : run.phases.roles)
+      std::printf("%-6s %-16s %7d %7d %9.1f %9.1f %9.0f %7.0f %7.0f\n", run.name.c_str(), role.c_str(), r.built,
+                  r.reused, Quantile(r.ms, 0.5), Quantile(r.ms, 0.99), Sum(r.ms),
+                  Quantile(r.instructions_before, 0.5), Quantile(r.instructions_after, 0.5));
   if (timed.empty()) return 0;
   std::printf("\nthe %zu fastest records built at each level, best of %d alternating timings, %d threads (GFLOPS):\n",
               timed.size(), std::max(1, options.rounds), options.threads);

@@ -20,6 +20,7 @@ struct CompileSplitOptions {
   int timed = 4;                   // fastest distinct records timed at each level (with 2+ levels)
   int rounds = 3;                  // timings of each, alternating; the best counts
   int threads = 2;                 // parallel-loop threads of the timed kernels
+  bool cache = false;              // one function cache per level across the records, as a builder keeps
   bool json = false;
 };
 

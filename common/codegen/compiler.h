@@ -37,6 +37,18 @@ struct PackedArg {
   std::vector<int64_t> shape;
 };
 
+// One function of a kernel as CompileFunctionsApart built it: where a
+// candidate's compile time went, function by function (tuneforge-bench
+// --compile-split prints it by role: entry point, parallel task, prepack).
+struct FunctionBuild {
+  std::string name;              // "k", "k.task0", "k_prepack"
+  int instructions_before = 0;   // LLVM IR instructions before optimization
+  int instructions_after = 0;    // and after (0 when reused)
+  double optimize_ms = 0;
+  double machine_code_ms = 0;
+  bool reused = false;           // taken from the function cache
+};
+
 struct CompiledObject {
   std::string symbol;
   std::string object;  // bytes
@@ -51,6 +63,7 @@ struct CompiledObject {
   // optimized and compiled apart, and how many came from the function cache.
   int functions = 0;
   int reused_functions = 0;
+  std::vector<FunctionBuild> function_builds = {};  // in the module's order
   std::string prepack_symbol = {};         // empty: no constants are packed
   std::vector<PackedArg> packed_args = {};  // the kernel's last arguments
   // `object` is a shared library (LinkSharedObject) rather than a

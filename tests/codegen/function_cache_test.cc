@@ -1,6 +1,7 @@
 // Kernels compiled function by function: the entry point and each parallel
 // task optimized and compiled apart, merged into one object, and a builder's
 // FunctionObjectCache handing back the functions it compiled before.
+#include <algorithm>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -76,6 +77,39 @@ TEST(FunctionCacheTest, AKernelThatChangesOneStageCompilesOnlyThatStage) {
   EXPECT_EQ(changed->reused_functions, 2);  // the entry point and the first stage
   // The new stage's code, not the cached one's.
   ExpectRuns(*changed, 5.0f);
+}
+
+// What --compile-split reads: each function's name, whether it was reused,
+// its IR size and its own optimize and machine-code time.
+TEST(FunctionCacheTest, EachFunctionsBuildIsReportedByName) {
+  FunctionObjectCache cache;
+  ASSERT_TRUE(CompileToObject(TwoStages(1.0f), Target::Host(), {.function_cache = &cache}).ok());
+  absl::StatusOr<CompiledObject> changed = CompileToObject(TwoStages(5.0f), Target::Host(), {.function_cache = &cache});
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  ASSERT_EQ(changed->function_builds.size(), 3u);
+  std::vector<std::string> names;
+  double optimize_ms = 0, machine_code_ms = 0;
+  for (const FunctionBuild& f : changed->function_builds) {
+    names.push_back(f.name);
+    EXPECT_GT(f.instructions_before, 0) << f.name;
+    if (f.reused) {
+      EXPECT_EQ(f.instructions_after, 0) << f.name;
+      EXPECT_EQ(f.optimize_ms + f.machine_code_ms, 0) << f.name;
+    } else {
+      EXPECT_GT(f.instructions_after, 0) << f.name;
+      EXPECT_GT(f.optimize_ms, 0) << f.name;
+      EXPECT_GT(f.machine_code_ms, 0) << f.name;
+    }
+    optimize_ms += f.optimize_ms;
+    machine_code_ms += f.machine_code_ms;
+  }
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre("two_stages", "two_stages.task0", "two_stages.task1"));
+  // Only the changed second stage was built.
+  EXPECT_EQ(std::count_if(changed->function_builds.begin(), changed->function_builds.end(),
+                          [](const FunctionBuild& f) { return !f.reused; }),
+            1);
+  EXPECT_DOUBLE_EQ(optimize_ms, changed->optimize_ms);
+  EXPECT_LE(machine_code_ms, changed->machine_code_ms);  // which also holds the merge
 }
 
 TEST(FunctionCacheTest, AnotherLevelOrTargetCompilesAfresh) {
