@@ -75,7 +75,9 @@ runner::BuildReply ServeBuild(const runner::BuildRequest& request) {
   with_caches.l3_bytes = request.l3_bytes();
   // A builder process serves one tuning after another: the functions of
   // earlier candidates that a new one repeats are not compiled again.
+  // A pool's builders share theirs through a folder.
   static codegen::FunctionObjectCache* function_cache = new codegen::FunctionObjectCache;
+  function_cache->ShareThrough(request.function_cache_dir());
   BuiltKernel k = BuildSchedule(workload->dag, steps, with_caches, {.function_cache = function_cache});
   if (k.ok() && request.shared_object() && !k.object.is_gpu()) {
     absl::StatusOr<codegen::CompiledObject> linked = codegen::LinkSharedObject(k.object);

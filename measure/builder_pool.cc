@@ -1,7 +1,10 @@
 #include "measure/builder_pool.h"
 
+#include <stdlib.h>
+
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -84,6 +87,18 @@ BuilderPool::BuilderPool(ChildConfig config, int jobs, double timeout_s)
     : config_(std::move(config)), timeout_s_(timeout_s) {
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 0; i < jobs; ++i) slots_.push_back(std::make_unique<BuilderProcess>(config_));
+  // Shared only between two or more children; a folder that cannot be made
+  // leaves each child its own cache.
+  if (jobs > 1) {
+    std::string dir = (std::filesystem::temp_directory_path() / "tuneforge-functions-XXXXXX").string();
+    if (mkdtemp(dir.data())) function_cache_dir_ = std::move(dir);
+  }
+}
+
+BuilderPool::~BuilderPool() {
+  slots_.clear();  // the children first: none writes into the folder as it goes
+  std::error_code ignored;
+  if (!function_cache_dir_.empty()) std::filesystem::remove_all(function_cache_dir_, ignored);
 }
 
 std::vector<BuiltKernel> BuilderPool::Build(const std::vector<runner::BuildRequest>& requests,
@@ -94,9 +109,11 @@ std::vector<BuiltKernel> BuilderPool::Build(const std::vector<runner::BuildReque
   std::vector<BuiltKernel> out(n);
   std::atomic<int> next{0};
   auto build = [&](BuilderProcess& builder, int i) {
+    runner::BuildRequest request = requests[i];
+    request.set_function_cache_dir(function_cache_dir_);
     const double own = i < static_cast<int>(deadlines_s.size()) ? deadlines_s[i] : 0;
-    if (own > 0 && own < timeout_s_) return builder.Build(requests[i], own, "the task's build deadline");
-    return builder.Build(requests[i], timeout_s_);
+    if (own > 0 && own < timeout_s_) return builder.Build(request, own, "the task's build deadline");
+    return builder.Build(request, timeout_s_);
   };
   auto work = [&](BuilderProcess& builder) {
     for (int i; (i = next.fetch_add(1)) < n;)

@@ -44,6 +44,9 @@ class BuilderPool {
  public:
   // `jobs` children at most (0: the machine's cores), started on first use.
   BuilderPool(ChildConfig config, int jobs, double timeout_s);
+  ~BuilderPool();  // removes the folder its children share functions through
+  BuilderPool(const BuilderPool&) = delete;
+  BuilderPool& operator=(const BuilderPool&) = delete;
 
   // One kernel per request, in order, built on up to `jobs` children at
   // once; once `stop()` is true the remaining ones are skipped (runner_error
@@ -61,6 +64,9 @@ class BuilderPool {
   ChildConfig config_;
   double timeout_s_;
   std::vector<std::unique_ptr<BuilderProcess>> slots_;
+  // A temporary folder through which the children share the functions they
+  // compile (BuildRequest.function_cache_dir); empty if none could be made.
+  std::string function_cache_dir_;
   std::mutex mu_;  // one Build at a time
 };
 

@@ -1,7 +1,10 @@
 // Kernels compiled function by function: the entry point and each parallel
 // task optimized and compiled apart, merged into one object, and a builder's
 // FunctionObjectCache handing back the functions it compiled before.
+#include <stdlib.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -145,6 +148,37 @@ TEST(FunctionCacheTest, TheCacheDropsItsOldestEntriesPastItsBound) {
   EXPECT_EQ(cache.entries(), 2u);
   EXPECT_EQ(cache.hits(), 2);
   EXPECT_EQ(cache.misses(), 2);
+}
+
+// Two builders of one pool, each with its own cache, sharing a folder: what
+// one compiled the other loads, and each deletes its own oldest files past
+// its bound.
+TEST(FunctionCacheTest, BuildersSharingAFolderReuseEachOthersFunctions) {
+  std::string dir = (std::filesystem::temp_directory_path() / "tuneforge-shared-cache-test-XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  FunctionObjectCache first_builder, second_builder;
+  first_builder.ShareThrough(dir);
+  second_builder.ShareThrough(dir);
+  absl::StatusOr<CompiledObject> first =
+      CompileToObject(TwoStages(1.0f), Target::Host(), {.function_cache = &first_builder});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->reused_functions, 0);
+  absl::StatusOr<CompiledObject> second =
+      CompileToObject(TwoStages(1.0f), Target::Host(), {.function_cache = &second_builder});
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->reused_functions, 3);
+  EXPECT_EQ(second_builder.hits(), 3);
+  ExpectRuns(*second, 1.0f);
+
+  FunctionObjectCache bounded(/*max_bytes=*/1000);
+  bounded.ShareThrough(dir);
+  bounded.Add("x", std::string(600, 'x'));
+  bounded.Add("y", std::string(600, 'y'));  // its own "x" file goes
+  FunctionObjectCache reader;
+  reader.ShareThrough(dir);
+  EXPECT_FALSE(reader.Find("x").has_value());
+  EXPECT_EQ(reader.Find("y"), std::string(600, 'y'));
+  std::filesystem::remove_all(dir);
 }
 
 // LLD's driver resets LLVM's options to their defaults before it parses its
