@@ -22,7 +22,7 @@ std::optional<std::string> ReadFile(const std::string& path) {
   if (!in) return std::nullopt;
   std::stringstream bytes;
   bytes << in.rdbuf();
-  if (!in.good() && !in.eof()) return std::nullopt;
+  if (bytes.str().empty()) return std::nullopt;  // no object is empty
   return bytes.str();
 }
 
@@ -33,7 +33,12 @@ bool WriteFileAtomically(const std::string& path, const std::string& bytes) {
   {
     std::ofstream out(temporary, std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) return false;
+    out.close();  // a full disk shows here
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      return false;
+    }
   }
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
