@@ -88,7 +88,8 @@ BuilderPool::BuilderPool(ChildConfig config, int jobs, double timeout_s)
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 0; i < jobs; ++i) slots_.push_back(std::make_unique<BuilderProcess>(config_));
   // Shared only between two or more children; a folder that cannot be made
-  // leaves each child its own cache.
+  // leaves each child its own cache. mkdtemp makes it 0700: the objects in
+  // it are loaded and run, and no other user can put one there.
   if (jobs > 1) {
     std::string dir = (std::filesystem::temp_directory_path() / "tuneforge-functions-XXXXXX").string();
     if (mkdtemp(dir.data())) function_cache_dir_ = std::move(dir);
