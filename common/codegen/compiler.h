@@ -60,10 +60,14 @@ struct CompiledObject {
   double optimize_ms = 0;
   double machine_code_ms = 0;
   // The kernel's functions (entry point, parallel tasks, prepack), each
-  // optimized and compiled apart, and how many came from the function cache.
-  int functions = 0;
-  int reused_functions = 0;
+  // optimized and compiled apart or taken from the function cache.
   std::vector<FunctionBuild> function_builds = {};  // in the module's order
+  int functions() const { return static_cast<int>(function_builds.size()); }
+  int reused_functions() const {
+    int n = 0;
+    for (const FunctionBuild& f : function_builds) n += f.reused ? 1 : 0;
+    return n;
+  }
   std::string prepack_symbol = {};         // empty: no constants are packed
   std::vector<PackedArg> packed_args = {};  // the kernel's last arguments
   // `object` is a shared library (LinkSharedObject) rather than a

@@ -46,8 +46,8 @@ void ExpectRuns(const CompiledObject& object, float add) {
 TEST(FunctionCacheTest, AKernelsFunctionsAreCompiledApartIntoOneObject) {
   absl::StatusOr<CompiledObject> object = CompileToObject(TwoStages(1.0f), Target::Host());
   ASSERT_TRUE(object.ok()) << object.status();
-  EXPECT_EQ(object->functions, 3);  // entry point, two parallel tasks
-  EXPECT_EQ(object->reused_functions, 0);
+  EXPECT_EQ(object->functions(), 3);  // entry point, two parallel tasks
+  EXPECT_EQ(object->reused_functions(), 0);
   absl::StatusOr<ObjectInfo> info = InspectObject(object->object);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_TRUE(info->is_relocatable);
@@ -59,13 +59,13 @@ TEST(FunctionCacheTest, TheSameKernelAgainReusesEveryFunction) {
   FunctionObjectCache cache;
   absl::StatusOr<CompiledObject> first = CompileToObject(TwoStages(1.0f, "i"), Target::Host(), {.function_cache = &cache});
   ASSERT_TRUE(first.ok()) << first.status();
-  EXPECT_EQ(first->reused_functions, 0);
+  EXPECT_EQ(first->reused_functions(), 0);
   EXPECT_EQ(cache.entries(), 3u);
   // Other loop names, the same code.
   absl::StatusOr<CompiledObject> again = CompileToObject(TwoStages(1.0f, "j"), Target::Host(), {.function_cache = &cache});
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(again->functions, 3);
-  EXPECT_EQ(again->reused_functions, 3);
+  EXPECT_EQ(again->functions(), 3);
+  EXPECT_EQ(again->reused_functions(), 3);
   EXPECT_EQ(again->optimize_ms, 0);  // nothing left to optimize
   EXPECT_EQ(cache.hits(), 3);
   ExpectRuns(*again, 1.0f);
@@ -76,8 +76,8 @@ TEST(FunctionCacheTest, AKernelThatChangesOneStageCompilesOnlyThatStage) {
   ASSERT_TRUE(CompileToObject(TwoStages(1.0f), Target::Host(), {.function_cache = &cache}).ok());
   absl::StatusOr<CompiledObject> changed = CompileToObject(TwoStages(5.0f), Target::Host(), {.function_cache = &cache});
   ASSERT_TRUE(changed.ok()) << changed.status();
-  EXPECT_EQ(changed->functions, 3);
-  EXPECT_EQ(changed->reused_functions, 2);  // the entry point and the first stage
+  EXPECT_EQ(changed->functions(), 3);
+  EXPECT_EQ(changed->reused_functions(), 2);  // the entry point and the first stage
   // The new stage's code, not the cached one's.
   ExpectRuns(*changed, 5.0f);
 }
@@ -121,13 +121,13 @@ TEST(FunctionCacheTest, AnotherLevelOrTargetCompilesAfresh) {
   absl::StatusOr<CompiledObject> o2 =
       CompileToObject(TwoStages(1.0f), Target::Host(), {.opt_level = 2, .function_cache = &cache});
   ASSERT_TRUE(o2.ok()) << o2.status();
-  EXPECT_EQ(o2->reused_functions, 0);
+  EXPECT_EQ(o2->reused_functions(), 0);
   ExpectRuns(*o2, 1.0f);
   absl::StatusOr<Target> arm = Target::Parse("aarch64");
   ASSERT_TRUE(arm.ok()) << arm.status();
   absl::StatusOr<CompiledObject> on_arm = CompileToObject(TwoStages(1.0f), *arm, {.function_cache = &cache});
   ASSERT_TRUE(on_arm.ok()) << on_arm.status();
-  EXPECT_EQ(on_arm->reused_functions, 0);
+  EXPECT_EQ(on_arm->reused_functions(), 0);
   absl::StatusOr<ObjectInfo> info = InspectObject(on_arm->object);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->elf_machine, 183);  // EM_AARCH64: the parts merged for their own machine
@@ -162,11 +162,11 @@ TEST(FunctionCacheTest, BuildersSharingAFolderReuseEachOthersFunctions) {
   absl::StatusOr<CompiledObject> first =
       CompileToObject(TwoStages(1.0f), Target::Host(), {.function_cache = &first_builder});
   ASSERT_TRUE(first.ok()) << first.status();
-  EXPECT_EQ(first->reused_functions, 0);
+  EXPECT_EQ(first->reused_functions(), 0);
   absl::StatusOr<CompiledObject> second =
       CompileToObject(TwoStages(1.0f), Target::Host(), {.function_cache = &second_builder});
   ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_EQ(second->reused_functions, 3);
+  EXPECT_EQ(second->reused_functions(), 3);
   EXPECT_EQ(second_builder.hits(), 3);
   ExpectRuns(*second, 1.0f);
 

@@ -51,8 +51,8 @@ std::vector<std::unique_ptr<llvm::Module>> SplitIntoFunctions(std::unique_ptr<ll
 // SplitIntoFunctions, then each part optimized and compiled, or taken from
 // `cache` (may be null) by the digest of its unoptimized IR, `target_key`
 // and `opt_level`; the parts' objects merged into one relocatable object.
-// Fills `out`'s object, optimize_ms, machine_code_ms (the merge included),
-// functions and reused_functions. `llvm_error` is the context's first error
+// Fills `out`'s object, optimize_ms, machine_code_ms (the merge included)
+// and function_builds. `llvm_error` is the context's first error
 // (checked after each step).
 absl::Status CompileFunctionsApart(std::unique_ptr<llvm::Module> module, llvm::TargetMachine& machine,
                                    const std::string& target_key, int opt_level, FunctionObjectCache* cache,

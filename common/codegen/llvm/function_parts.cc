@@ -56,12 +56,12 @@ int InstructionCount(const llvm::Module& part) {
 // not the IR's text: printing tracked every character's column and printed
 // each float constant in decimal, a tenth of a cached build's time.
 std::string DigestOf(const llvm::Module& part, const std::string& target_key, int opt_level) {
-  std::string text = absl::StrCat("O", opt_level, " ", target_key, "\n");
-  llvm::raw_string_ostream os(text);
+  std::string bytes = absl::StrCat("O", opt_level, " ", target_key, "\n");
+  llvm::raw_string_ostream os(bytes);
   llvm::WriteBitcodeToFile(part, os);
   os.flush();
   llvm::BLAKE3Result<32> digest =
-      llvm::BLAKE3::hash<32>(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+      llvm::BLAKE3::hash<32>(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
   return std::string(digest.begin(), digest.end());
 }
 
@@ -100,7 +100,6 @@ absl::Status CompileFunctionsApart(std::unique_ptr<llvm::Module> module, llvm::T
                                    const std::string& llvm_error, CompiledObject& out) {
   std::vector<std::string> objects;
   for (std::unique_ptr<llvm::Module>& part : SplitIntoFunctions(std::move(module))) {
-    ++out.functions;
     FunctionBuild& build = out.function_builds.emplace_back();
     build.name = DefinedName(*part);
     build.instructions_before = InstructionCount(*part);
@@ -110,7 +109,6 @@ absl::Status CompileFunctionsApart(std::unique_ptr<llvm::Module> module, llvm::T
       digest = DigestOf(*part, target_key, opt_level);
       if (std::optional<std::string> cached = cache->Find(digest)) {
         objects.push_back(*std::move(cached));
-        ++out.reused_functions;
         build.reused = true;
         continue;
       }
