@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/codegen/kernel_builder.h"
 
@@ -66,6 +67,37 @@ TEST(MemoryTest, StrideTwoLoadIsASpanLoadAndAShuffle) {
   ASSERT_TRUE(ir.ok()) << ir.status();
   EXPECT_EQ(ir->find("llvm.masked.gather"), std::string::npos) << *ir;
   EXPECT_NE(ir->find("shufflevector"), std::string::npos) << *ir;
+}
+
+// A span of odd length (28 lanes of stride 2: 55 elements, a strided
+// depthwise conv's input row) is loaded on x86 at a whole-register width
+// with the positions past it off: the last row's span ends at the buffer's
+// last element, before a PROT_NONE page, and nothing past it is read.
+TEST(MemoryTest, AnOddSpanLoadReadsNothingPastItsLastLane) {
+  constexpr int kLanes = 28, kRows = 3, kSpan = (kLanes - 1) * 2 + 1;
+  constexpr int kElements = (kRows - 1) * 2 * kLanes + kSpan;
+  te::Buffer A = Buf("A", {kElements}), B = Buf("B", {kRows * kLanes});
+  auto f = Func("odd_span", {A, B}, Loop("r", kRows, [&](Expr r) {
+                  return St(B, Vec(r * kLanes, kLanes), Ld(A, Vec(r * (2 * kLanes), kLanes, 2)));
+                }));
+  GuardedBuffer a(kElements * sizeof(float), GuardedBuffer::Guard::kAfter);
+  for (int i = 0; i < kElements; ++i) a.as<float>()[i] = 0.5f * static_cast<float>(i);
+  std::vector<float> b(kRows * kLanes, -1);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data()});
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  for (int r = 0; r < kRows; ++r) {
+    for (int l = 0; l < kLanes; ++l) EXPECT_EQ(b[r * kLanes + l], a.as<float>()[r * 2 * kLanes + 2 * l]) << r << " " << l;
+  }
+  const Target host = Target::Host();
+  absl::StatusOr<std::string> ir = EmitLLVMIR(f, host);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_EQ(ir->find("llvm.masked.gather"), std::string::npos) << *ir;
+  if (host.is_x86() && host.vector_bits >= 256) {
+    const int lanes = host.vector_lanes(4);
+    const int width = (kSpan + lanes - 1) / lanes * lanes;  // 56 with AVX2, 64 with AVX-512
+    EXPECT_NE(ir->find(absl::StrCat("llvm.masked.load.v", width, "f32")), std::string::npos) << *ir;
+    EXPECT_EQ(ir->find("<55 x float>"), std::string::npos) << *ir;
+  }
 }
 
 TEST(MemoryTest, IndirectGatherWithLoadedIndices) {
