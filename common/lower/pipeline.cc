@@ -9,6 +9,7 @@
 #include "common/lower/passes/roll_loops.h"
 #include "common/lower/passes/simplify_stmt.h"
 #include "common/lower/passes/unroll.h"
+#include "common/lower/passes/unroll_tile_loops.h"
 #include "common/lower/passes/vectorize.h"
 
 namespace tuneforge::lower {
@@ -26,7 +27,9 @@ Stmt RunPasses(Stmt body, const LowerOptions& options) {
   // Unroll after vectorizing: an unrolled loop around a vectorized one
   // copies vector statements, and each copy then simplifies to constant
   // offsets.
-  if (options.unroll) body = Unroll(body);
+  // The small loops of a reduction's tile first, so that the reduction's
+  // loop is the innermost one left (passes/unroll_tile_loops.h).
+  if (options.unroll) body = Unroll(UnrollTileLoops(body));
   // Again only where a pass ran since (features lower with neither).
   if (options.vectorize || options.unroll) body = SimplifyStmt(body);
   // Last, on the final loops: unrolling has turned each tap's border test

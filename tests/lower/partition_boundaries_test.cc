@@ -10,7 +10,9 @@
 #include "common/lower/printer.h"
 #include "common/lower/stmt_functor.h"
 #include "common/overloaded.h"
+#include "common/te/arith/simplify.h"
 #include "common/te/expr_util.h"
+#include "common/te/op_semantics.h"
 #include "tests/lower/lower_test_util.h"
 
 namespace tuneforge::lower {
@@ -102,40 +104,121 @@ int64_t UnchainedStmts(const Stmt& body) {
   return n;
 }
 
+bool HasLoop(const Stmt& s) {
+  bool found = false;
+  VisitStmts(s, [&](const Stmt& x) { found = found || x.as<For>(); });
+  return found;
+}
+
+bool HasIf(const Stmt& s) {
+  bool found = false;
+  VisitStmts(s, [&](const Stmt& x) { found = found || x.as<IfThenElse>(); });
+  return found;
+}
+
 // How many times the kernel runs an accumulation into the output: each term
-// counted once per iteration of the loops around its store.
-// (Branches count both sides: call it on a nest without ifs.)
-int64_t AccumulationsRun(const Stmt& s, int64_t times = 1) {
+// counted once per iteration of the loops around its store. A loop with an
+// `if` inside is walked value by value, so each test is decided where it is
+// asked (loop values and LetStmt values substituted into it).
+int64_t AccumulationsRun(const Stmt& s, te::VarMap& values, int64_t times = 1) {
   if (!s) return 0;
   return std::visit(
       Overloaded{
-          [&](const For& n) { return AccumulationsRun(n.body, times * n.extent); },
+          [&](const For& n) -> int64_t {
+            if (!HasIf(n.body)) return AccumulationsRun(n.body, values, times * n.extent);
+            int64_t sum = 0;
+            for (int64_t i = 0; i < n.extent; ++i) {
+              values[n.var.get()] = te::Expr(i);
+              sum += AccumulationsRun(n.body, values, times);
+            }
+            values.erase(n.var.get());
+            return sum;
+          },
           [&](const Store& n) -> int64_t { return SumTerms(n) * times; },
           [&](const Seq& n) {
             int64_t sum = 0;
-            for (const Stmt& c : n.stmts) sum += AccumulationsRun(c, times);
+            for (const Stmt& c : n.stmts) sum += AccumulationsRun(c, values, times);
             return sum;
           },
-          [&](const Allocate& n) { return AccumulationsRun(n.body, times); },
-          [&](const LetStmt& n) { return AccumulationsRun(n.body, times); },
-          [&](const IfThenElse& n) {
-            return AccumulationsRun(n.then_case, times) + AccumulationsRun(n.else_case, times);
+          [&](const Allocate& n) { return AccumulationsRun(n.body, values, times); },
+          [&](const LetStmt& n) {
+            values[n.var.get()] = te::arith::Simplify(te::Substitute(n.value, values));
+            int64_t sum = AccumulationsRun(n.body, values, times);
+            values.erase(n.var.get());
+            return sum;
+          },
+          [&](const IfThenElse& n) -> int64_t {
+            std::optional<te::Scalar> c =
+                te::ConstantValue(te::arith::Simplify(te::Substitute(n.condition, values)));
+            EXPECT_TRUE(c.has_value()) << "a test the loops around it do not decide";
+            if (!c) return 0;
+            return AccumulationsRun(c->i != 0 ? n.then_case : n.else_case, values, times);
           },
       },
       s.get()->v);
 }
 
+int64_t AccumulationsRun(const Stmt& s) {
+  te::VarMap values;
+  return AccumulationsRun(s, values);
+}
+
+// The loops named `name`; each must be innermost.
+int InnermostLoopsNamed(const Stmt& body, const std::string& name) {
+  int n = 0;
+  VisitStmts(body, [&](const Stmt& x) {
+    const For* f = x.as<For>();
+    if (!f || f->var->name != name) return;
+    ++n;
+    EXPECT_FALSE(HasLoop(f->body)) << name << " is not innermost";
+  });
+  return n;
+}
+
 TEST(PartitionBoundariesTest, SerialBorderLoopsAreCutAndNoTapReadsThePadding) {
-  State s = PaddedConv();
+  // The window unrolled inside oh and ow, rc outside them: no innermost loop
+  // carries the reduction, so oh and ow are cut, with nothing left to ask.
+  State s = PaddedConv({schedule::ReorderStep{kConvStage, {0, 1, 4, 2, 3, 5, 6}}});
   LoweredFunc plain = LowerOrDie(s, /*partition=*/false);
   LoweredFunc cut = LowerOrDie(s);
   EXPECT_TRUE(HasSelect(plain.body));
   EXPECT_FALSE(HasSelect(cut.body)) << ToString(cut);
-  EXPECT_FALSE(ToString(cut).find("if (") != std::string::npos) << ToString(cut);
+  EXPECT_FALSE(HasIf(cut.body)) << ToString(cut);
   // Rows (and columns) of a 6-wide output each see 2, 3, 3, 3, 3, 2 window
   // rows inside the image: 16 x 16 taps per output channel and input channel.
   EXPECT_EQ(AccumulationsRun(cut.body), 4 * 8 * 16 * 16);
   EXPECT_EQ(AccumulationsRun(plain.body), 4 * 8 * 36 * 9);
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(PartitionBoundariesTest, TestsAroundAReductionLoopAreAskedOnceAboveItPerSetOfTaps) {
+  // The window unrolled inside rc, the innermost loop: each distinct set of
+  // taps (3 row classes x 3 column classes) is one copy of the rc loop, asked
+  // above it per output pixel, and no tap reads the padding.
+  State s = PaddedConv();
+  LoweredFunc cut = LowerOrDie(s);
+  EXPECT_FALSE(HasSelect(cut.body)) << ToString(cut);
+  EXPECT_EQ(InnermostLoopsNamed(cut.body, "rc"), 9) << ToString(cut);
+  EXPECT_EQ(AccumulationsRun(cut.body), 4 * 8 * 16 * 16);
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(PartitionBoundariesTest, ATileInsideTheChannelLoopIsUnrolledAndItsBordersAskedAboveIt) {
+  // A direct conv's register tile: ow split by 3 (ow.1) inside rc, with the
+  // window, nothing marked unrolled. The tile's small loops are unrolled in
+  // lowering (unroll_tile_loops.h), so rc is the innermost loop and every
+  // border test is asked above it; cutting ow.0 and oh instead copied the
+  // full tile into each border piece.
+  State s(Dag(kConv));
+  ASSERT_TRUE(s.Apply(schedule::ComputeInlineStep{1}).ok());
+  // -> n k oh ow.0 ow.1 rc ry rx, reordered to n k oh ow.0 rc ry rx ow.1
+  ASSERT_TRUE(s.Apply(schedule::SplitStep{kConvStage, 3, {3}, true}).ok()) << s.ToString();
+  ASSERT_TRUE(s.Apply(schedule::ReorderStep{kConvStage, {0, 1, 2, 3, 5, 6, 7, 4}}).ok()) << s.ToString();
+  LoweredFunc f = LowerOrDie(s);
+  EXPECT_FALSE(HasSelect(f.body)) << ToString(f);
+  // Rows: top, middle, bottom; columns: ow.0 = 0 (left border), 1 (right).
+  EXPECT_EQ(InnermostLoopsNamed(f.body, "rc"), 6) << ToString(f);
+  EXPECT_EQ(AccumulationsRun(f.body), 4 * 8 * 16 * 16);
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/lower/passes/simplify_stmt.h"
+#include "common/lower/passes/unroll_tile_loops.h"
 #include "common/lower/stmt_functor.h"
 #include "common/overloaded.h"
 #include "common/te/arith/sum_form.h"
@@ -128,18 +129,51 @@ std::set<const te::VarNode*> BoundInside(const Stmt& s) {
   return out;
 }
 
+bool HasLoop(const Stmt& s) {
+  bool found = false;
+  VisitStmts(s, [&](const Stmt& x) { found = found || x.as<For>() != nullptr; });
+  return found;
+}
+
+// The innermost loops of s (those with no loop inside).
+std::vector<const For*> LeafLoops(const Stmt& s) {
+  std::vector<const For*> out;
+  VisitStmts(s, [&](const Stmt& x) {
+    if (const auto* f = x.as<For>(); f && !HasLoop(f->body)) out.push_back(f);
+  });
+  return out;
+}
+
+std::set<const te::VarNode*> LeafLoopVars(const Stmt& s) {
+  std::set<const te::VarNode*> out;
+  for (const For* f : LeafLoops(s)) out.insert(f->var.get());
+  return out;
+}
+
+// Whether s has tests and each lies in an innermost loop that accumulates.
+bool TestsInReductionLeaves(const Stmt& s) {
+  size_t in_leaves = 0;
+  for (const For* f : LeafLoops(s)) {
+    const size_t tests = Comparisons(f->body).size();
+    if (tests > 0 && !(f->kind == ForKind::kSerial && AccumulatesOver(*f))) return false;
+    in_leaves += tests;
+  }
+  return in_leaves > 0 && in_leaves == Comparisons(s).size();
+}
+
+// Whether a test is left in an innermost loop: asked on every iteration.
+bool TestsLeftInLeaves(const Stmt& s) {
+  for (const For* f : LeafLoops(s))
+    if (!Comparisons(f->body).empty()) return true;
+  return false;
+}
+
 bool UsesAny(const te::Expr& e, const std::set<const te::VarNode*>& vars) {
   bool uses = false;
   te::PostOrderVisit(e, [&](const te::Expr& x) {
     if (const auto* v = x.as<te::VarRef>(); v && vars.count(v->var.get())) uses = true;
   });
   return uses;
-}
-
-bool HasLoop(const Stmt& s) {
-  bool found = false;
-  VisitStmts(s, [&](const Stmt& x) { found = found || x.as<For>() != nullptr; });
-  return found;
 }
 
 te::Expr ReplaceExpr(const te::Expr& e, const te::Expr& from, const te::Expr& to) {
@@ -178,10 +212,27 @@ class BoundaryPartitioner {
 
  private:
   Stmt RunFor(const Stmt& s, const For& n) {
-    if (n.kind == ForKind::kSerial) {
-      std::vector<int64_t> cuts = CutPoints(n);
-      if (!cuts.empty()) return Partition(n, cuts);
+    if (n.kind != ForKind::kSerial) return RunInside(s, n);
+    std::vector<int64_t> cuts = CutPoints(n, /*unswitch_below=*/false);
+    if (cuts.empty()) return RunInside(s, n);
+    // Where every test sits in an innermost loop that accumulates (a
+    // reduction's loop, its tile unrolled: unroll_tile_loops.h), the tests
+    // over none of those loops' variables are asked once above that loop
+    // instead (Unswitch): each distinct set of taps is one copy of the loop,
+    // where cutting this loop copied the whole tile into every piece. Kept
+    // only where it decides every test (Unswitch stops at its budgets).
+    if (TestsInReductionLeaves(n.body)) {
+      const int64_t budget = budget_;
+      std::vector<int64_t> outer = CutPoints(n, /*unswitch_below=*/true);
+      Stmt below = outer.empty() ? RunInside(s, n) : Partition(n, outer);
+      if (!TestsLeftInLeaves(below)) return below;
+      budget_ = budget;
     }
+    return Partition(n, cuts);
+  }
+
+  // The loop with its body rewritten, and unswitched if innermost.
+  Stmt RunInside(const Stmt& s, const For& n) {
     bounds_[n.var.get()] = {0, n.extent - 1};
     Stmt body = Run(n.body);
     bounds_.erase(n.var.get());
@@ -193,10 +244,15 @@ class BoundaryPartitioner {
   // Where tests of the loop's variable change value. A test may also use
   // loops inside this one (`ow + rx - 1 >= 0`): it is decided where it holds
   // or fails for every value of theirs, so the cuts are where that starts.
-  std::vector<int64_t> CutPoints(const For& n) {
+  // With `unswitch_below`, only the tests that use an innermost loop's
+  // variable: the others are left to Unswitch.
+  std::vector<int64_t> CutPoints(const For& n, bool unswitch_below) {
     absl::flat_hash_map<const te::VarNode*, int64_t> inner = InnerLoopExtents(n.body);
+    std::set<const te::VarNode*> leaves;
+    if (unswitch_below) leaves = LeafLoopVars(n.body);
     std::set<int64_t> cuts;
     for (const te::Expr& c : Comparisons(n.body)) {
+      if (unswitch_below && !UsesAny(c, leaves)) continue;
       std::optional<te::arith::SumForm> f = AsTestForm(c);
       if (!f) continue;
       int64_t coef = 0, inner_lo = 0, inner_hi = 0;

@@ -12,6 +12,11 @@
 //    asked once above it, `if (c) loop[c holds] else loop[c fails]`, nested
 //    a few deep; a test over one variable or expression narrows its range in
 //    each branch, so tests implied by it are decided too.
+// Where every test sits in an innermost loop that carries a reduction (the
+// channel loop of a conv, its tile unrolled around each tap), a test over
+// the loops outside it is not cut for but unswitched above it: one copy of
+// that loop per distinct set of taps, where cuts copied the whole tile into
+// every piece of every loop cut (twice the code of a direct conv candidate).
 // Each rewritten piece is simplified where it stands, which decides the
 // tests; DropPaddedTaps (drop_padded_taps.h) then removes the multiply-adds of zero left behind.
 // Both stop where the copies would pass a statement budget per function
