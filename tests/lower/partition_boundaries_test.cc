@@ -175,6 +175,16 @@ int InnermostLoopsNamed(const Stmt& body, const std::string& name) {
   return n;
 }
 
+// The conv lowered with every border test asked above an innermost rc loop,
+// `tap_sets` copies of it, no tap reading the padding, and the result right.
+void ExpectEachTapSetOnceAboveRc(const State& s, int tap_sets) {
+  LoweredFunc f = LowerOrDie(s);
+  EXPECT_FALSE(HasSelect(f.body)) << ToString(f);
+  EXPECT_EQ(InnermostLoopsNamed(f.body, "rc"), tap_sets) << ToString(f);
+  EXPECT_EQ(AccumulationsRun(f.body), 4 * 8 * 16 * 16);
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 TEST(PartitionBoundariesTest, SerialBorderLoopsAreCutAndNoTapReadsThePadding) {
   // The window unrolled inside oh and ow, rc outside them: no innermost loop
   // carries the reduction, so oh and ow are cut, with nothing left to ask.
@@ -195,12 +205,7 @@ TEST(PartitionBoundariesTest, TestsAroundAReductionLoopAreAskedOnceAboveItPerSet
   // The window unrolled inside rc, the innermost loop: each distinct set of
   // taps (3 row classes x 3 column classes) is one copy of the rc loop, asked
   // above it per output pixel, and no tap reads the padding.
-  State s = PaddedConv();
-  LoweredFunc cut = LowerOrDie(s);
-  EXPECT_FALSE(HasSelect(cut.body)) << ToString(cut);
-  EXPECT_EQ(InnermostLoopsNamed(cut.body, "rc"), 9) << ToString(cut);
-  EXPECT_EQ(AccumulationsRun(cut.body), 4 * 8 * 16 * 16);
-  EXPECT_EQ(CheckAgainstReference(s), "");
+  ExpectEachTapSetOnceAboveRc(PaddedConv(), 9);
 }
 
 TEST(PartitionBoundariesTest, ATileInsideTheChannelLoopIsUnrolledAndItsBordersAskedAboveIt) {
@@ -214,12 +219,8 @@ TEST(PartitionBoundariesTest, ATileInsideTheChannelLoopIsUnrolledAndItsBordersAs
   // -> n k oh ow.0 ow.1 rc ry rx, reordered to n k oh ow.0 rc ry rx ow.1
   ASSERT_TRUE(s.Apply(schedule::SplitStep{kConvStage, 3, {3}, true}).ok()) << s.ToString();
   ASSERT_TRUE(s.Apply(schedule::ReorderStep{kConvStage, {0, 1, 2, 3, 5, 6, 7, 4}}).ok()) << s.ToString();
-  LoweredFunc f = LowerOrDie(s);
-  EXPECT_FALSE(HasSelect(f.body)) << ToString(f);
   // Rows: top, middle, bottom; columns: ow.0 = 0 (left border), 1 (right).
-  EXPECT_EQ(InnermostLoopsNamed(f.body, "rc"), 6) << ToString(f);
-  EXPECT_EQ(AccumulationsRun(f.body), 4 * 8 * 16 * 16);
-  EXPECT_EQ(CheckAgainstReference(s), "");
+  ExpectEachTapSetOnceAboveRc(s, 6);
 }
 
 TEST(PartitionBoundariesTest, ATestOverAParallelLoopIsAskedAboveTheInnermostLoop) {
