@@ -5,6 +5,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "common/lower/lower.h"
+#include "common/lower/passes/unroll_tile_loops.h"
 #include "common/lower/passes/vectorize.h"
 #include "common/lower/printer.h"
 #include "common/lower/stmt_functor.h"
@@ -63,6 +64,10 @@ uint64_t LoweredCodeHash(const schedule::State& state, bool gpu) {
 ProgramIdentity IdentifyProgram(const schedule::State& state, bool gpu, bool check_scatter) {
   absl::StatusOr<lower::LoweredFunc> func = lower::Lower(state, ProgramIdentityOptions(gpu));
   if (!func.ok()) return {state.Hash() ^ kUnloweredSalt, false};
+  // The builder unrolls a reduction's small tile loops whatever the pragma
+  // said (unroll_tile_loops.h): two programs that differ only there are one
+  // code. Marking them costs nothing; copying is what the identity skips.
+  func->body = lower::UnrollTileLoops(func->body);
   // Vectorizing is one of the passes the identity leaves out (it follows
   // from the text); run here, it shows what the stores become.
   return {absl::HashOf(IdentityText(*func)), check_scatter && lower::StoresScatter(lower::Vectorize(func->body))};

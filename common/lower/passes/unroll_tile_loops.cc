@@ -1,5 +1,6 @@
 #include "common/lower/passes/unroll_tile_loops.h"
 
+#include "common/lower/passes/vectorize.h"
 #include "common/lower/stmt_functor.h"
 #include "common/te/expr_util.h"
 
@@ -29,6 +30,10 @@ Marked Mark(const Stmt& s, bool in_reduction, bool parent_reduces) {
       return body.stmt.same_as(f->body) && kind == f->kind ? s : MakeFor(f->var, f->extent, kind, body.stmt);
     };
     if (f->kind == ForKind::kUnrolled) return {loop(f->kind), f->extent * body.stores, body.has_loop};
+    // A vectorized loop becomes vector statements (before this pass in the
+    // pipeline, not at all in a program's identity: both count it so).
+    if (f->kind == ForKind::kVectorized && f->extent <= kMaxVectorLanes)
+      return {loop(f->kind), body.stores, body.has_loop};
     if (in_reduction && f->kind == ForKind::kSerial && !body.has_loop && (!reduces || parent_reduces) &&
         f->extent * body.stores <= kMaxTileStmts)
       return {loop(ForKind::kUnrolled), f->extent * body.stores, false};
