@@ -196,6 +196,13 @@ std::optional<Scalar> ConstantValue(const Expr& e) {
   return std::nullopt;
 }
 
+bool IsZeroConstant(const Expr& e) {
+  if (const auto* b = e.as<Broadcast>()) return IsZeroConstant(b->value);
+  std::optional<Scalar> c = ConstantValue(e);
+  if (!c) return false;
+  return e.dtype().is_float() ? c->f == 0 : c->i == 0;
+}
+
 Expr ConstantExpr(DType t, Scalar v) {
   v = Normalize(t, v);
   return t.is_float() ? FloatConst(v.f, t) : IntConst(v.i, t);

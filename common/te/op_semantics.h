@@ -74,6 +74,8 @@ double ApplyIntrinsic(Intrinsic fn, DType t, double x, double y = 0);
 std::optional<Scalar> ConstantValue(const Expr& e);
 // A constant node of scalar type `t` holding `v` (normalized to `t`).
 Expr ConstantExpr(DType t, Scalar v);
+// Whether `e` is the constant 0 (or 0.0), or a vector of it (a Broadcast).
+bool IsZeroConstant(const Expr& e);
 
 // Integer wrap-around on int64 without undefined behaviour.
 inline int64_t WrapAdd(int64_t a, int64_t b) {

@@ -36,7 +36,7 @@ int CountStores(const Stmt& s) {
   return n;
 }
 
-TEST(ChainAccumulationsTest, AnInitAndItsAdditionsBecomeOneStoreOfTheSumInOrder) {
+TEST(ChainAccumulationsTest, AZeroInitAndItsAdditionsBecomeOneStoreOfTheSumInOrder) {
   Buffer acc = FloatArray("acc", 4), in = FloatArray("in", 4);
   Stmt run = MakeSeq({MakeStore(acc, {Expr(0)}, Expr(0.0f)), Accumulate(acc, 0, Load(in, 0)),
                       Accumulate(acc, 0, Load(in, 1)), Accumulate(acc, 0, Load(in, 2))});
@@ -44,7 +44,17 @@ TEST(ChainAccumulationsTest, AnInitAndItsAdditionsBecomeOneStoreOfTheSumInOrder)
   ASSERT_EQ(CountStores(chained), 1);
   const Store* store = chained.as<Store>();
   ASSERT_NE(store, nullptr);
-  EXPECT_TRUE(te::StructurallyEqual(store->value, ((Expr(0.0f) + Load(in, 0)) + Load(in, 1)) + Load(in, 2)));
+  // The zero it starts from adds nothing: the sum starts at the first term.
+  EXPECT_TRUE(te::StructurallyEqual(store->value, (Load(in, 0) + Load(in, 1)) + Load(in, 2)));
+}
+
+TEST(ChainAccumulationsTest, AnInitOtherThanZeroIsTheSumsFirstTerm) {
+  Buffer acc = FloatArray("acc", 4), in = FloatArray("in", 4);
+  Stmt chained = ChainAccumulations(
+      MakeSeq({MakeStore(acc, {Expr(0)}, Load(in, 3)), Accumulate(acc, 0, Load(in, 0)), Accumulate(acc, 0, Load(in, 1))}));
+  const Store* store = chained.as<Store>();
+  ASSERT_NE(store, nullptr);
+  EXPECT_TRUE(te::StructurallyEqual(store->value, (Load(in, 3) + Load(in, 0)) + Load(in, 1)));
 }
 
 TEST(ChainAccumulationsTest, ARunWithoutItsInitStartsFromTheElement) {

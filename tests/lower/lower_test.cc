@@ -45,6 +45,47 @@ TEST(LowerTest, NaiveMatmulIsThreeLoopsWithInit) {
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 
+TEST(LowerTest, AReductionsInitSitsInsideItsOuterReductionLoopsThatRunOnce) {
+  // k split 1 x 7 and its outer part (extent 1) outermost: each C[i, j] is
+  // zeroed just before its own k.1 loop, not the whole of C ahead of all.
+  State s = Apply(kMatmul, {
+                               schedule::SplitStep{2, 2, {7}, true},   // k -> k.0 (1) k.1 (7)
+                               schedule::SplitStep{2, 1, {5}, true},   // j -> j.0 j.1
+                               schedule::ReorderStep{2, {3, 0, 1, 4, 2}},  // k.0 i j.0 k.1 j.1
+                           });
+  LowerOptions loops_only;
+  loops_only.vectorize = loops_only.unroll = false;
+  std::string text = Printed(s, loops_only);
+  EXPECT_THAT(text, HasSubstr("for (j.1.init, 0, 5)"));
+  EXPECT_THAT(text, Not(HasSubstr("i.init")));
+  EXPECT_THAT(text, Not(HasSubstr("j.0.init")));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+  EXPECT_EQ(CheckAgainstReference(s, loops_only), "");
+
+  // With k.0 running twice the init must stay outside it.
+  State twice = Apply("matmul:M=12,N=20,K=14", {
+                                                   schedule::SplitStep{2, 2, {7}, true},
+                                                   schedule::SplitStep{2, 1, {5}, true},
+                                                   schedule::ReorderStep{2, {3, 0, 1, 4, 2}},
+                                               });
+  EXPECT_THAT(Printed(twice, loops_only), HasSubstr("for (i.init, 0, 12)"));
+  EXPECT_EQ(CheckAgainstReference(twice), "");
+}
+
+TEST(LowerTest, AnInitBesideItsUnrolledUpdatesIsOneStoreWithThem) {
+  // k.0 (extent 1) outermost, k.1 innermost and unrolled: each element's
+  // init and seven multiply-adds become one store, no zeroing store left.
+  State s = Apply(kMatmul, {
+                               schedule::SplitStep{2, 2, {7}, true},
+                               schedule::SplitStep{2, 1, {5}, true},
+                               schedule::ReorderStep{2, {3, 0, 1, 2, 4}},  // k.0 i j.0 j.1 k.1
+                               schedule::AnnotationStep{2, 4, IterAnnotation::kUnroll},
+                           });
+  std::string text = Printed(s);
+  EXPECT_THAT(text, Not(HasSubstr("= 0.0\n")));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 TEST(LowerTest, DivisibleTilingMatches) {
   State s = Apply(kMatmul, {
                                schedule::SplitStep{2, 0, {4}, true},   // i -> i.0 i.1

@@ -165,8 +165,25 @@ class NestBuilder {
     return body;
   }
 
-  // Reduction init: loops over the spatial iterators inside the outermost
-  // reduction loop r0 (with their own variables), writing the identity.
+  // Where a reduction's init goes: before its first reduction loop that runs
+  // more than once (the last one if none does). Loops of extent 1 outside it
+  // run once, so each element is still set once before its first update, and
+  // a tile whose outer reduction loops are split to 1 is no longer zeroed
+  // whole ahead of its updates: each element's init then sits beside its
+  // update, where ChainAccumulations makes the two one store.
+  static int InitLoop(const Stage& stage) {
+    int last = -1;
+    for (int i = 0; i < static_cast<int>(stage.iters.size()); ++i) {
+      const schedule::IterNode& node = stage.iter_node(i);
+      if (node.kind != IterKind::kReduce) continue;
+      if (node.extent > 1) return i;
+      last = i;
+    }
+    return last;
+  }
+
+  // Reduction init: loops over the spatial iterators inside the reduction
+  // loop r0 (InitLoop) (with their own variables), writing the identity.
   Stmt InitNest(int s, int r0, std::vector<Expr> leaf_values) const {
     const Stage& stage = ctx_.stage(s);
     std::vector<std::pair<Var, int>> loops;  // (var, iterator index)
@@ -218,10 +235,7 @@ class NestBuilder {
     int n = static_cast<int>(stage.iters.size());
     std::vector<Expr> leaf_values(stage.nodes.size());
     for (const schedule::Iterator& it : stage.iters) leaf_values[it.node] = Expr(ctx_.vars[s][it.node]);
-    int r0 = -1;
-    if (ctx_.bodies[s].as<te::Reduce>())
-      for (int i = 0; i < n && r0 < 0; ++i)
-        if (stage.iter_node(i).kind == IterKind::kReduce) r0 = i;
+    const int r0 = ctx_.bodies[s].as<te::Reduce>() ? InitLoop(stage) : -1;
     Stmt body = PointStatement(s, leaf_values, /*init=*/false);
     for (int i = n - 1; i >= 0; --i) {
       const schedule::Iterator& it = stage.iters[i];

@@ -6,6 +6,7 @@
 
 #include "common/lower/stmt_functor.h"
 #include "common/te/expr_util.h"
+#include "common/te/op_semantics.h"
 
 namespace tuneforge::lower {
 namespace {
@@ -47,7 +48,10 @@ std::vector<Stmt> JoinRuns(const std::vector<Stmt>& stmts) {
     const Store* last = out.empty() ? nullptr : out.back().as<Store>();
     std::optional<Expr> term = store ? AccumulatedTerm(*store) : std::nullopt;
     if (term && last && last_starts_run && last_terms < kMaxChainedTerms && SameStoredElement(*last, *store)) {
-      out.back() = MakeStore(store->buffer, store->indices, te::MakeBinary(te::BinOp::kAdd, last->value, *term));
+      // An init of zero and its first step are the step's term alone (a sum
+      // of -0.0 terms then gives -0.0, not +0.0: equal as numbers).
+      Expr value = te::IsZeroConstant(last->value) ? *term : te::MakeBinary(te::BinOp::kAdd, last->value, *term);
+      out.back() = MakeStore(store->buffer, store->indices, std::move(value));
       ++last_terms;
       continue;
     }

@@ -8,18 +8,11 @@
 namespace tuneforge::lower {
 namespace {
 
-bool IsZero(const te::Expr& e) {
-  if (const auto* b = e.as<te::Broadcast>()) return IsZero(b->value);
-  std::optional<te::Scalar> c = te::ConstantValue(e);
-  if (!c) return false;
-  return e.dtype().is_float() ? c->f == 0 : c->i == 0;
-}
-
 // 0, or a product with a zero factor.
 bool AddsNothing(const te::Expr& e) {
-  if (IsZero(e)) return true;
+  if (te::IsZeroConstant(e)) return true;
   const auto* m = e.as<te::Binary>();
-  return m && m->op == te::BinOp::kMul && (IsZero(m->a) || IsZero(m->b));
+  return m && m->op == te::BinOp::kMul && (te::IsZeroConstant(m->a) || te::IsZeroConstant(m->b));
 }
 
 // acc[i] = acc[i] + nothing.
