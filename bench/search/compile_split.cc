@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -34,6 +35,7 @@ struct RoleBuilds {
 
 struct Phases {
   std::vector<double> total, lower, module, optimize, machine_code;
+  std::vector<std::pair<double, int64_t>> by_record;  // (total ms, record id): which records are the tail
   std::map<std::string, RoleBuilds> roles;  // "entry", "task0", "prepack", "prepack.task0"
 };
 
@@ -56,6 +58,9 @@ struct LevelRun {
   std::unique_ptr<codegen::FunctionObjectCache> cache;
 };
 
+// Records named as the tail of the first level's builds.
+constexpr size_t kSlowestShown = 5;
+
 double Sum(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
@@ -75,9 +80,10 @@ std::vector<Row> PhaseRows(const Phases& p) {
           {"total", &p.total}};
 }
 
-void AddBuild(const measure::BuiltKernel& k, Phases* p) {
+void AddBuild(int64_t record_id, const measure::BuiltKernel& k, Phases* p) {
   const codegen::CompiledObject& o = k.object;
   p->total.push_back(k.build_ms);
+  p->by_record.emplace_back(k.build_ms, record_id);
   p->lower.push_back(k.build_ms - o.compile_ms);
   p->module.push_back(o.compile_ms - o.optimize_ms - o.machine_code_ms);
   p->optimize.push_back(o.optimize_ms);
@@ -228,8 +234,14 @@ int RunCompileSplitBench(const CompileSplitOptions& options) {
       ++failed;
       continue;
     }
-    for (size_t i = 0; i < runs.size(); ++i) AddBuild(b->built[i], &runs[i].phases);
+    for (size_t i = 0; i < runs.size(); ++i) AddBuild(r->id, b->built[i], &runs[i].phases);
   }
+
+  // The slowest builds of the first level, slowest first: the records to
+  // look at (`tuneforge show --schedule`) when the tail is long.
+  std::vector<std::pair<double, int64_t>> slowest = runs[0].phases.by_record;
+  std::sort(slowest.rbegin(), slowest.rend());
+  slowest.resize(std::min<size_t>(slowest.size(), kSlowestShown));
 
   std::vector<TimedRecord> timed;
   if (options.timed > 0 && runs.size() > 1) {
@@ -263,6 +275,7 @@ int RunCompileSplitBench(const CompileSplitOptions& options) {
             {"instructions_before_p50", Quantile(r.instructions_before, 0.5)},
             {"instructions_after_p50", Quantile(r.instructions_after, 0.5)}};
     }
+    for (const auto& [ms, id] : slowest) out["slowest"].push_back({{"record", id}, {"total_ms", ms}});
     nlohmann::ordered_json jt = nlohmann::ordered_json::array();
     for (const TimedRecord& t : timed) {
       nlohmann::ordered_json j{{"record", t.id}, {"store_gflops", t.store_gflops}};
@@ -287,6 +300,9 @@ int RunCompileSplitBench(const CompileSplitOptions& options) {
                   Quantile(*row.v, 0.9), Quantile(*row.v, 0.99), Quantile(*row.v, 1.0),
                   100 * Sum(*row.v) / total);
   }
+  std::printf("slowest at %s (record: total ms):", runs[0].name.c_str());
+  for (const auto& [ms, id] : slowest) std::printf(" %lld: %.0f", static_cast<long long>(id), ms);
+  std::printf("\n");
   std::printf("\nby function (optimize + machine code of those built; IR instructions before -> after, p50)%s:\n",
               options.cache ? ", one function cache across the records in their order" : "");
   std::printf("%-6s %-16s %7s %7s %9s %9s %9s %7s %7s\n", "level", "function", "built", "reused", "p50 ms",

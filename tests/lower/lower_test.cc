@@ -184,6 +184,53 @@ TEST(LowerTest, AnAutoUnrolledConvPastTheBudgetKeepsItsChannelLoopNotItsTaps) {
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 
+// An accumulator tile too large for registers (256 x 64 lanes inside the k
+// loop) lives in memory whether copied or not: past the budget its outer
+// spatial loop stays a loop too (copied whole, a strided depthwise
+// candidate's 4,704-lane tile took 2.3 s to compile and ran 5x slower).
+TEST(LowerTest, AnAutoUnrolledTileTooLargeForRegistersKeepsItsOuterLoop) {
+  auto steps = [] {
+    return std::vector<schedule::Step>{schedule::SplitStep{2, 1, {16}, true},   // i j.0 j.1 k
+                                       schedule::ReorderStep{2, {3, 0, 1, 2}},  // k i j.0 j.1
+                                       schedule::AnnotationStep{2, 3, IterAnnotation::kVectorize},
+                                       schedule::PragmaStep{2, 0, 4096}};
+  };
+  State s = Apply("matmul:M=256,N=64,K=4", steps());
+  std::string text = Printed(s);
+  EXPECT_THAT(text, HasSubstr("for (i, 0, 256)"));
+  EXPECT_THAT(text, Not(HasSubstr("(j.0, 0, 4)")));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+  // A tile of 8 x 64 lanes fits the registers and is copied.
+  State small = Apply("matmul:M=8,N=64,K=4", steps());
+  EXPECT_THAT(Printed(small), Not(HasSubstr("(i, 0, 8)")));
+  // The same tile computed at an outer loop of its output: the guards of
+  // its region (which name every loop until simplified) do not pin it.
+  State attached = Apply("matmul:M=512,N=64,K=4", {
+                                                      schedule::CacheWriteStep{2, "local"},  // 2 C.local, 3 C
+                                                      schedule::SplitStep{3, 0, {256}, true},  // C: i.0 (2) i.1 j
+                                                      schedule::ComputeAtStep{2, 3, 0},
+                                                      schedule::SplitStep{2, 1, {16}, true},
+                                                      schedule::ReorderStep{2, {3, 0, 1, 2}},
+                                                      schedule::AnnotationStep{2, 3, IterAnnotation::kVectorize},
+                                                      schedule::PragmaStep{2, 0, 4096},
+                                                  });
+  EXPECT_THAT(Printed(attached), HasSubstr("for (i, 0, 256)"));
+  EXPECT_EQ(CheckAgainstReference(attached), "");
+}
+
+// An accumulator tile vectorized across rows (i.1@j: 4 rows of 6) is read
+// and written lane by lane: its copies are scalar code, so past the budget
+// its outer spatial loop stays a loop.
+TEST(LowerTest, AnAutoUnrolledTileVectorizedAcrossRowsKeepsItsOuterLoop) {
+  State s = Apply("matmul:M=1024,N=6,K=4", {schedule::SplitStep{2, 0, {4}, true},       // i.0 i.1 j k
+                                           schedule::ReorderStep{2, {3, 0, 1, 2}},      // k i.0 i.1 j
+                                           schedule::FuseStep{2, {2, 3}},               // k i.0 i.1@j
+                                           schedule::AnnotationStep{2, 2, IterAnnotation::kVectorize},
+                                           schedule::PragmaStep{2, 0, 4096}});
+  EXPECT_THAT(Printed(s), HasSubstr("for (i.0, 0, 256)"));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 // An elementwise nest has no reduction loop to keep: past the budget its
 // outermost marked loop stays a loop. A vectorized axis fused across rows
 // of a tile (m.1@n.1: 4 rows of 3 of a 6-wide row) is read and written lane

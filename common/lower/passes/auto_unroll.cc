@@ -139,16 +139,24 @@ int64_t UnrolledNodes(const Stmt& s, LaneByLane which) {
   return OwnNodes(s) + inner;
 }
 
+// Which conditions pin a loop to its copies: any; only the selects of
+// padding (an attached stage guards its own region with branches that name
+// every spatial loop until simplification proves them true); or none (the
+// copies are scalar code, which deciding a border test does not save).
+enum class PinningTests { kAny, kSelects, kNone };
+
 // Whether a condition below the loop tests its variable (a window tap's
 // border test: copied, each tap's test is decided above the tile and the
 // taps that read padding are dropped; kept as a loop, the tests stay in the
 // hot loop and made conv 7x7 candidates 10-16x slower, a Winograd input
 // tile's 15-20%).
-bool TestedByACondition(const For& f) {
+bool TestedByACondition(const For& f, PinningTests which) {
+  if (which == PinningTests::kNone) return false;
   const te::VarNode* var = f.var.get();
   bool tested = false;
   VisitStmts(f.body, [&](const Stmt& x) {
-    if (const IfThenElse* branch = x.as<IfThenElse>()) tested = tested || te::UsesVar(branch->condition, var);
+    const IfThenElse* branch = x.as<IfThenElse>();
+    if (branch && which == PinningTests::kAny) tested = tested || te::UsesVar(branch->condition, var);
   });
   VisitExprs(f.body, [&](const Expr& e) {
     te::PostOrderVisit(e, [&](const Expr& n) {
@@ -197,49 +205,101 @@ bool UpdatesAnAccumulator(const Stmt& s) {
   return updates;
 }
 
+// Beyond this many lanes of accumulators (twice the float32 lanes of
+// AVX-512's 32 registers), a tile lives in memory whether its loops are
+// copied or not: a strided depthwise candidate with a 4,704-lane tile
+// copied inside its kept tap loop took 2.3 s to compile and ran 9x slower
+// than the best.
+constexpr int64_t kMaxRegisterTileLanes = 1024;
+
+// Lanes of the accumulators a nest's copies update: for each store that
+// reads its own buffer, the extents of the unrolled and vectorized loops
+// around it that move its index.
+int64_t AccumulatorLanes(const Stmt& s, std::vector<const For*>* copied) {
+  if (!s) return 0;
+  if (const Store* st = s.as<Store>()) {
+    if (!UpdatesAnAccumulator(s)) return 0;
+    int64_t lanes = 1;
+    for (const For* f : *copied) {
+      bool moves = false;
+      for (const Expr& i : st->indices) moves = moves || te::UsesVar(i, f->var.get());
+      if (moves) lanes *= f->extent;
+    }
+    return lanes;
+  }
+  const For* f = s.as<For>();
+  const bool copies = f && (f->kind == ForKind::kUnrolled || f->kind == ForKind::kVectorized);
+  if (copies) copied->push_back(f);
+  int64_t lanes = 0;
+  MapStmtChildren(s, [&](const Stmt& c) {
+    lanes += AccumulatorLanes(c, copied);
+    return c;
+  });
+  if (copies) copied->pop_back();
+  return lanes;
+}
+
 // s with the outermost loop this pass marked kept as a loop, one that no
 // condition tests (and, when `reductions_only`, that indexes no store); s
 // itself when there is none. *kept says whether one was found.
-Stmt KeepOneLoop(const Stmt& s, const MarkedLoops& marked, bool reductions_only, bool* kept) {
+Stmt KeepOneLoop(const Stmt& s, const MarkedLoops& marked, bool reductions_only, PinningTests pinning, bool* kept) {
   if (!s || *kept) return s;
   if (const For* f = s.as<For>(); f && f->kind == ForKind::kUnrolled && marked.contains(f->var.get()) &&
-                                 !TestedByACondition(*f) && !(reductions_only && IndexesAStore(*f))) {
+                                 f->extent > 1 && !TestedByACondition(*f, pinning) &&
+                                 !(reductions_only && IndexesAStore(*f))) {
     *kept = true;
     return MakeFor(f->var, f->extent, ForKind::kSerial, f->body);
   }
-  return MapStmtChildren(s, [&](const Stmt& c) { return KeepOneLoop(c, marked, reductions_only, kept); });
+  return MapStmtChildren(s, [&](const Stmt& c) { return KeepOneLoop(c, marked, reductions_only, pinning, kept); });
+}
+
+// Keeps the loops this pass marked in s as loops, outermost first, one that
+// no condition tests (and, when `reductions_only`, that indexes no store)
+// each time, until s fits the budget or no such loop is left.
+Stmt KeepLoopsUntilItFits(Stmt s, const MarkedLoops& marked, bool reductions_only, LaneByLane which,
+                          PinningTests pinning = PinningTests::kAny) {
+  while (UnrolledNodes(s, which) > kMaxUnrolledNodes) {
+    bool kept = false;
+    s = KeepOneLoop(s, marked, reductions_only, pinning, &kept);
+    if (!kept) break;
+  }
+  return s;
 }
 
 // A nest too large to copy whole keeps the reduction loops this pass marked
 // (those that index no store and that no condition tests) as loops,
 // outermost first, until it fits: the register tile's spatial loops stay
 // unrolled, so its accumulators keep their constant indices (keeping a
-// spatial loop instead made kernels 3-10x slower). A nest without
-// accumulators whose vectors go lane by lane (an elementwise stage
-// vectorized across rows, or read with a stride: a tile's transposing
-// write-back) then keeps its other marked loops that no condition tests,
-// outermost first: its copies are scalar code. A plain
-// elementwise nest stays copied (kept as loops, the zero-fill of Winograd's
-// batched matmul tile made its best programs 5-15% slower). Loops a
-// schedule unrolls by name stay unrolled: a Winograd transform's taps must
-// be copied for its constant matrix's zeros to fold away.
+// spatial loop instead made kernels 3-10x slower). Only a tile too large
+// for registers (kMaxRegisterTileLanes), or one whose vectors go lane by
+// lane through a division (a vector across rows: its copies are scalar
+// loads), then keeps its spatial loops too.
+// A nest without accumulators whose vectors go lane by lane (an
+// elementwise stage vectorized across rows, or read with a stride: a tile's
+// transposing write-back) keeps its other marked loops that no condition
+// tests, outermost first: its copies are scalar code. A plain elementwise
+// nest stays copied (kept as loops, the zero-fill of Winograd's batched
+// matmul tile made its best programs 5-15% slower). Loops a schedule
+// unrolls by name stay unrolled: a Winograd transform's taps must be copied
+// for its constant matrix's zeros to fold away.
 Stmt FitUnrolledNests(const Stmt& s, const MarkedLoops& marked) {
   if (!s) return s;
   const For* f = s.as<For>();
   if (!f || f->kind != ForKind::kUnrolled)
     return MapStmtChildren(s, [&](const Stmt& c) { return FitUnrolledNests(c, marked); });
-  Stmt nest = s;
-  for (bool reductions_only : {true, false}) {
-    // Strided lanes count only in the second pass: in a register tile (a
-    // stride-2 conv's input row) they are the hot loop's loads, which the
-    // budget's reduction loops must not be kept for.
-    const LaneByLane which = reductions_only ? LaneByLane::kDivisions : LaneByLane::kDivisionsAndStrides;
-    if (!reductions_only && (UpdatesAnAccumulator(nest) || !HasPerLaneAccess(nest, which))) break;
-    while (UnrolledNodes(nest, which) > kMaxUnrolledNodes) {
-      bool kept = false;
-      nest = KeepOneLoop(nest, marked, reductions_only, &kept);
-      if (!kept) break;
-    }
+  // Strided lanes count only for a nest without accumulators: in a register
+  // tile (a stride-2 conv's input row) they are the hot loop's loads, which
+  // the budget's loops must not be kept for.
+  Stmt nest = KeepLoopsUntilItFits(s, marked, /*reductions_only=*/true, LaneByLane::kDivisions);
+  if (UpdatesAnAccumulator(nest)) {
+    std::vector<const For*> copied;
+    if (HasPerLaneAccess(nest, LaneByLane::kDivisions))
+      nest = KeepLoopsUntilItFits(nest, marked, /*reductions_only=*/false, LaneByLane::kDivisions, PinningTests::kNone);
+    else if (AccumulatorLanes(nest, &copied) > kMaxRegisterTileLanes)
+      nest = KeepLoopsUntilItFits(nest, marked, /*reductions_only=*/false, LaneByLane::kDivisions,
+                                  PinningTests::kSelects);
+  } else if (HasPerLaneAccess(nest, LaneByLane::kDivisionsAndStrides)) {
+    nest = KeepLoopsUntilItFits(nest, marked, /*reductions_only=*/false, LaneByLane::kDivisionsAndStrides);
   }
   return nest;
 }

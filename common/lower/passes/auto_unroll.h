@@ -5,7 +5,8 @@
 // size budget (statements and expression nodes) keeps its marked reduction
 // loops that no border test reads (a conv's input channels, not its window
 // taps) as loops, outermost first, until it fits; the spatial loops of a
-// register tile stay marked.
+// register tile stay marked, those of a tile too large for registers or
+// vectorized across rows (lane by lane) are kept as loops too.
 #pragma once
 
 #include <cstdint>
