@@ -1,8 +1,11 @@
 #include "measure/builder_pool.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -83,6 +86,34 @@ BuiltKernel BuilderProcess::Build(const runner::BuildRequest& request, double ti
   return k;
 }
 
+namespace {
+
+// The shared cache folders are named for the process that made them, so a
+// pool can tell the folders of processes that died without removing theirs
+// (a killed worker) and remove them: each holds a tuning's objects.
+constexpr char kCacheDirPrefix[] = "tuneforge-functions-";
+
+void RemoveCacheDirsOfDeadProcesses(const std::filesystem::path& temp) {
+  std::error_code ec;
+  for (const std::filesystem::directory_entry& e : std::filesystem::directory_iterator(temp, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(kCacheDirPrefix, 0) != 0) continue;
+    const std::string rest = name.substr(sizeof(kCacheDirPrefix) - 1);
+    const size_t dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0) continue;  // not of this naming
+    char* end = nullptr;
+    const long pid = std::strtol(rest.c_str(), &end, 10);
+    if (end != rest.c_str() + dash || pid <= 0) continue;
+    // ESRCH: no such process. EPERM (another user's) counts as alive.
+    if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      std::filesystem::remove_all(e.path(), ignored);
+    }
+  }
+}
+
+}  // namespace
+
 BuilderPool::BuilderPool(ChildConfig config, int jobs, double timeout_s)
     : config_(std::move(config)), timeout_s_(timeout_s) {
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -91,7 +122,11 @@ BuilderPool::BuilderPool(ChildConfig config, int jobs, double timeout_s)
   // leaves each child its own cache. mkdtemp makes it 0700: the objects in
   // it are loaded and run, and no other user can put one there.
   if (jobs > 1) {
-    std::string dir = (std::filesystem::temp_directory_path() / "tuneforge-functions-XXXXXX").string();
+    std::error_code ec;
+    const std::filesystem::path temp = std::filesystem::temp_directory_path(ec);
+    if (ec) return;
+    RemoveCacheDirsOfDeadProcesses(temp);
+    std::string dir = (temp / absl::StrCat(kCacheDirPrefix, getpid(), "-XXXXXX")).string();
     if (mkdtemp(dir.data())) function_cache_dir_ = std::move(dir);
   }
 }

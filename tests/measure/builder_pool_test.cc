@@ -4,8 +4,12 @@
 #include "measure/builder_pool.h"
 
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "gmock/gmock.h"
@@ -165,6 +169,37 @@ TEST(BuilderPoolTest, StopSkipsTheRest) {
   EXPECT_TRUE(built[0].ok()) << built[0].error;
   EXPECT_EQ(built[1].error_kind, MeasureErrorKind::kRunnerError);
   EXPECT_THAT(built[1].error, HasSubstr("skipped"));
+}
+
+// A killed worker cannot remove its pool's shared cache folder: the next
+// pool removes the folders of processes that are gone, not those of live
+// ones, and its own goes with it.
+TEST(BuilderPoolTest, ThePoolsOfProcessesThatDiedLeaveNoCacheFolderBehind) {
+  namespace fs = std::filesystem;
+  const pid_t dead = fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) _exit(0);
+  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  const fs::path temp = fs::temp_directory_path();
+  const fs::path of_dead = temp / ("tuneforge-functions-" + std::to_string(dead) + "-test01");
+  const fs::path of_live = temp / ("tuneforge-functions-" + std::to_string(getpid()) + "-test02");
+  fs::create_directories(of_dead);
+  fs::create_directories(of_live);
+  std::ofstream(of_dead / "stale.o") << "object";
+  auto own_folders = [&] {
+    int n = 0;
+    for (const fs::directory_entry& e : fs::directory_iterator(temp))
+      n += e.path().filename().string().rfind("tuneforge-functions-" + std::to_string(getpid()) + "-", 0) == 0;
+    return n;
+  };
+  {
+    BuilderPool pool(Config(), 2, 60);
+    EXPECT_FALSE(fs::exists(of_dead));
+    EXPECT_TRUE(fs::exists(of_live));
+    EXPECT_EQ(own_folders(), 2);  // the live one and the pool's
+  }
+  EXPECT_EQ(own_folders(), 1);
+  fs::remove_all(of_live);
 }
 
 }  // namespace

@@ -48,7 +48,10 @@ TEST(TimeKernelTest, NumberGrowsUntilARepeatLastsMinRepeatMs) {
   // and runs look slower during calibration, hence the slack).
   EXPECT_GE(r.number, 50);
   ASSERT_EQ(r.repeat_seconds.size(), 3u);
-  for (double s : r.repeat_seconds) EXPECT_GE(s * r.number, 0.005);
+  // Calibrated to 10 ms on its first runs; a busy machine can make those
+  // slower than the timed ones, so only a fifth of it is asserted (one run
+  // of the kernel is well under a microsecond).
+  for (double s : r.repeat_seconds) EXPECT_GE(s * r.number, 0.002);
   EXPECT_GE(r.timed_ms, 60);
 }
 
@@ -165,7 +168,10 @@ TEST(MeasurerTimingTest, RunnerRespectsTimingOptions) {
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_GT(r.number, 1);  // a 64-element kernel needs many runs for 10 ms
   ASSERT_EQ(r.repeat_seconds.size(), 2u);
-  for (double s : r.repeat_seconds) EXPECT_GE(s * r.number, 0.005);
+  // Calibrated to 10 ms on its first runs; a busy machine can make those
+  // slower than the timed ones, so only a fifth of it is asserted (one run
+  // of the kernel is well under a microsecond).
+  for (double s : r.repeat_seconds) EXPECT_GE(s * r.number, 0.002);
 
   // Cold-cache timing: a flush before every run, not counted in the time.
   options.flush_cache = true;
