@@ -166,15 +166,20 @@ bool TestedByACondition(const For& f, PinningTests which) {
   return tested;
 }
 
+// Whether the store's index moves with `var`.
+bool StoreIndexUses(const Store& st, const te::VarNode* var) {
+  for (const Expr& i : st.indices)
+    if (te::UsesVar(i, var)) return true;
+  return false;
+}
+
 // Whether a store below the loop indexes by its variable (else it walks a
 // reduction, a conv's input channels, whose copies all update the same
 // accumulators).
 bool IndexesAStore(const For& f) {
-  const te::VarNode* var = f.var.get();
   bool used = false;
   VisitStmts(f.body, [&](const Stmt& x) {
-    if (const Store* st = x.as<Store>())
-      for (const Expr& i : st->indices) used = used || te::UsesVar(i, var);
+    if (const Store* st = x.as<Store>()) used = used || StoreIndexUses(*st, f.var.get());
   });
   return used;
 }
@@ -212,19 +217,16 @@ bool UpdatesAnAccumulator(const Stmt& s) {
 // than the best.
 constexpr int64_t kMaxRegisterTileLanes = 1024;
 
-// Lanes of the accumulators a nest's copies update: for each store that
-// reads its own buffer, the extents of the unrolled and vectorized loops
-// around it that move its index.
-int64_t AccumulatorLanes(const Stmt& s, std::vector<const For*>* copied) {
+// Lanes of the accumulators below s, given the unrolled and vectorized
+// loops around it (`copied`): for each store that reads its own buffer, the
+// extents of those loops that move its index.
+int64_t AccumulatorLanesUnder(const Stmt& s, std::vector<const For*>* copied) {
   if (!s) return 0;
   if (const Store* st = s.as<Store>()) {
     if (!UpdatesAnAccumulator(s)) return 0;
     int64_t lanes = 1;
-    for (const For* f : *copied) {
-      bool moves = false;
-      for (const Expr& i : st->indices) moves = moves || te::UsesVar(i, f->var.get());
-      if (moves) lanes *= f->extent;
-    }
+    for (const For* f : *copied)
+      if (StoreIndexUses(*st, f->var.get())) lanes *= f->extent;
     return lanes;
   }
   const For* f = s.as<For>();
@@ -232,11 +234,17 @@ int64_t AccumulatorLanes(const Stmt& s, std::vector<const For*>* copied) {
   if (copies) copied->push_back(f);
   int64_t lanes = 0;
   MapStmtChildren(s, [&](const Stmt& c) {
-    lanes += AccumulatorLanes(c, copied);
+    lanes += AccumulatorLanesUnder(c, copied);
     return c;
   });
   if (copies) copied->pop_back();
   return lanes;
+}
+
+// Lanes of the accumulators a nest's copies update.
+int64_t AccumulatorLanes(const Stmt& nest) {
+  std::vector<const For*> copied;
+  return AccumulatorLanesUnder(nest, &copied);
 }
 
 // s with the outermost loop this pass marked kept as a loop, one that no
@@ -292,10 +300,9 @@ Stmt FitUnrolledNests(const Stmt& s, const MarkedLoops& marked) {
   // the budget's loops must not be kept for.
   Stmt nest = KeepLoopsUntilItFits(s, marked, /*reductions_only=*/true, LaneByLane::kDivisions);
   if (UpdatesAnAccumulator(nest)) {
-    std::vector<const For*> copied;
     if (HasPerLaneAccess(nest, LaneByLane::kDivisions))
       nest = KeepLoopsUntilItFits(nest, marked, /*reductions_only=*/false, LaneByLane::kDivisions, PinningTests::kNone);
-    else if (AccumulatorLanes(nest, &copied) > kMaxRegisterTileLanes)
+    else if (AccumulatorLanes(nest) > kMaxRegisterTileLanes)
       nest = KeepLoopsUntilItFits(nest, marked, /*reductions_only=*/false, LaneByLane::kDivisions,
                                   PinningTests::kSelects);
   } else if (HasPerLaneAccess(nest, LaneByLane::kDivisionsAndStrides)) {

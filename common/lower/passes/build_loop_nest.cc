@@ -183,7 +183,7 @@ class NestBuilder {
   }
 
   // Reduction init: loops over the spatial iterators inside the reduction
-  // loop r0 (InitLoop) (with their own variables), writing the identity.
+  // loop r0 (see InitLoop), with their own variables, writing the identity.
   Stmt InitNest(int s, int r0, std::vector<Expr> leaf_values) const {
     const Stage& stage = ctx_.stage(s);
     std::vector<std::pair<Var, int>> loops;  // (var, iterator index)
