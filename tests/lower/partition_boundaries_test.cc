@@ -235,6 +235,57 @@ TEST(PartitionBoundariesTest, ATestOverAParallelLoopIsAskedAboveTheInnermostLoop
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 
+// The `if` a versioned parallel loop asks first, or null.
+const IfThenElse* SteadyStateTest(const Stmt& body) {
+  const IfThenElse* found = nullptr;
+  VisitStmts(body, [&](const Stmt& x) {
+    const For* f = x.as<For>();
+    if (f && f->kind == ForKind::kParallel && !found) found = f->body.as<IfThenElse>();
+  });
+  return found;
+}
+
+TEST(PartitionBoundariesTest, AParallelLoopWithRareBorderRowsAsksOnceWhetherARowIsOne) {
+  // 18 output rows, oh parallel: rows 0 and 17 (1 in 9) read padding. The
+  // loop asks once whether a row is one of the 16 inside; those run the body
+  // with their row tests decided (3 column classes: 3 copies of the rc loop,
+  // no tap on padding), the border rows the body with its tests. Unswitching
+  // each row test above each copy made 9 copies of it.
+  State s(Dag("conv2d:N=1,C=8,H=18,W=6,K=4,R=3,S=3,pad=1"));
+  ASSERT_TRUE(s.Apply(schedule::ComputeInlineStep{1}).ok());
+  for (int unrolled : {5, 6})
+    ASSERT_TRUE(s.Apply(schedule::AnnotationStep{kConvStage, unrolled, IterAnnotation::kUnroll}).ok());
+  ASSERT_TRUE(s.Apply(schedule::AnnotationStep{kConvStage, 2, IterAnnotation::kParallel}).ok());
+  LoweredFunc f = LowerOrDie(s);
+  const IfThenElse* steady = SteadyStateTest(f.body);
+  ASSERT_NE(steady, nullptr) << ToString(f);
+  EXPECT_EQ(te::ToString(steady->condition), "((oh >= 1) && (oh <= 16))");
+  EXPECT_FALSE(HasSelect(steady->then_case)) << ToString(f);
+  EXPECT_TRUE(HasSelect(steady->else_case)) << ToString(f);
+  EXPECT_EQ(InnermostLoopsNamed(steady->then_case, "rc"), 3) << ToString(f);
+  EXPECT_EQ(InnermostLoopsNamed(steady->else_case, "rc"), 1) << ToString(f);
+  // Inside rows: 3 window rows x 16 column taps; border rows: all 9 taps of
+  // their 6 pixels, the padded ones multiplying zeros.
+  EXPECT_EQ(AccumulationsRun(f.body), 4 * 8 * (16 * 3 * 16 + 2 * 9 * 6));
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+TEST(PartitionBoundariesTest, AParallelLoopIsNotVersionedWhereItsCopiesInsideAreFewer) {
+  // The same conv with only the window's rows unrolled: each row test is
+  // asked once above a 3-tap column loop, so the loop as partitioned holds
+  // three small copies, less code than a versioned loop's two whole bodies
+  // (its border one with a select in every tap), though its border rows
+  // are as rare (1 in 9).
+  State s(Dag("conv2d:N=1,C=8,H=18,W=6,K=4,R=3,S=3,pad=1"));
+  ASSERT_TRUE(s.Apply(schedule::ComputeInlineStep{1}).ok());
+  ASSERT_TRUE(s.Apply(schedule::AnnotationStep{kConvStage, 5, IterAnnotation::kUnroll}).ok());
+  ASSERT_TRUE(s.Apply(schedule::AnnotationStep{kConvStage, 2, IterAnnotation::kParallel}).ok());
+  LoweredFunc f = LowerOrDie(s);
+  EXPECT_EQ(SteadyStateTest(f.body), nullptr) << ToString(f);
+  EXPECT_EQ(InnermostLoopsWithTests(f.body), 0) << ToString(f);
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 TEST(PartitionBoundariesTest, ATestOverAnExpressionNarrowsItsRangeSoImpliedTestsAreDecided) {
   // oh and ow fused and parallel: the row is floordiv(oh@ow, 6), the column
   // floormod(oh@ow, 6); each branch on `row >= 1` knows the row's range, so

@@ -93,6 +93,26 @@ TEST_F(ArithTest, RampAlgebra) {
   EXPECT_EQ(S(MakeRamp(Expr(i), 0, 8)), "x8(i)");
 }
 
+TEST_F(ArithTest, AVectorTestDecidedInEveryLaneIsAConstant) {
+  // A stride-2 row of 28 lanes from column 2 (a padded conv's tap past the
+  // left border): every lane is inside, so its padding test and the select
+  // it guards go; the row from column 0 has one lane outside and keeps both.
+  Expr inside = MakeRamp(Expr(2), 2, 28) >= MakeBroadcast(Expr(1), 28);
+  Expr border = MakeRamp(Expr(0), 2, 28) >= MakeBroadcast(Expr(1), 28);
+  EXPECT_EQ(S(inside), "x28(true)");
+  EXPECT_EQ(S(border), "(ramp(0, 2, 28) >= x28(1))");
+  // Over a variable's range too: i * 2 + lane * 2 <= 14 + 54 < 100.
+  EXPECT_EQ(S(MakeRamp(Expr(i) * 2, 2, 28) < MakeBroadcast(Expr(100), 28)), "x28(true)");
+  EXPECT_EQ(S(MakeRamp(Expr(i) * 2, 2, 28) >= MakeBroadcast(Expr(100), 28)), "x28(false)");
+  Expr truth = MakeBroadcast(Expr(k) < Expr(4), 28);  // a scalar test that holds, per lane
+  EXPECT_EQ(S(LogicalAnd(truth, border)), "(ramp(0, 2, 28) >= x28(1))");
+  EXPECT_EQ(S(LogicalAnd(border, truth)), "(ramp(0, 2, 28) >= x28(1))");
+  Expr row = MakeBroadcast(Expr(1.5f), 28), zero = MakeBroadcast(Expr(0.0f), 28);
+  EXPECT_EQ(S(MakeSelect(LogicalAnd(truth, inside), row, zero)), "x28(1.5)");
+  EXPECT_EQ(S(MakeSelect(MakeRamp(Expr(i), 1, 28) > MakeBroadcast(Expr(40), 28), row, zero)), "x28(0.0)");
+  EXPECT_EQ(S(MakeSelect(border, row, zero)), "select((ramp(0, 2, 28) >= x28(1)), x28(1.5), x28(0.0))");
+}
+
 TEST_F(ArithTest, FloatConstantsFoldInTheirPrecision) {
   Expr third = Simplify(Expr(1.0f) / Expr(3.0f));
   ASSERT_TRUE(third.as<FloatImm>());

@@ -17,6 +17,13 @@
 // the loops outside it is not cut for but unswitched above it: one copy of
 // that loop per distinct set of taps, where cuts copied the whole tile into
 // every piece of every loop cut (twice the code of a direct conv candidate).
+// A parallel loop (which cannot be cut) whose border iterations are rare
+// (at most 1 in 8: a 7x7 stem's 3 rows in 112) is versioned instead: `if
+// (the iteration is inside) body[its tests decided] else body`, the border
+// iterations running the tests; unswitching each of its tests above every
+// innermost loop copied the tile per row case in every piece cut inside.
+// Versioning adds a copy of the body, so it is kept only where it leaves
+// less code than partitioning inside the loop does.
 // Each rewritten piece is simplified where it stands, which decides the
 // tests; DropPaddedTaps (drop_padded_taps.h) then removes the multiply-adds of zero left behind.
 // Both stop where the copies would pass a statement budget per function

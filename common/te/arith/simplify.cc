@@ -205,6 +205,30 @@ class Simplifier {
     return r ? ConstantExpr(t, *r) : Expr();
   }
 
+  // A vector test decided for every lane at once (a padding test over a
+  // row's ramp, `ramp(2, 2, 28) >= x28(1)`, holds in all lanes) is a
+  // broadcast constant, and `x(true) && v` is v: the select it guards then
+  // goes, with the masked load under it.
+  Expr DecideLanes(const Binary& n, const Expr& e) {
+    const DType t = e.dtype();
+    if (std::optional<IntInterval> b = Bounds(e); b && b->is_point() && !MayFail(e))
+      return MakeBroadcast(IntConst(b->lo, t.element()), t.lanes);
+    if (!IsLogical(n.op)) return e;
+    const bool is_and = n.op == BinOp::kAnd;
+    auto constant_lanes = [](const Expr& x) -> std::optional<bool> {
+      const auto* bc = x.as<Broadcast>();
+      if (!bc) return std::nullopt;
+      std::optional<Scalar> c = ConstantValue(bc->value);
+      if (!c) return std::nullopt;
+      return Truthy(bc->value.dtype(), *c);
+    };
+    // Only the neutral constant is dropped (the other decides the lanes,
+    // and Bounds above has taken that case where the other side cannot fail).
+    if (std::optional<bool> a = constant_lanes(n.a); a && *a == is_and) return AsBool(n.b);
+    if (std::optional<bool> b = constant_lanes(n.b); b && *b == is_and) return AsBool(n.a);
+    return e;
+  }
+
   // Vector index algebra on ramps and broadcasts.
   Expr RewriteVector(const Binary& n, const Expr& e) {
     const auto* ra = n.a.as<Ramp>();
@@ -213,6 +237,7 @@ class Simplifier {
     const auto* bb = n.b.as<Broadcast>();
     if (ba && bb && !IsComparison(n.op) && !IsLogical(n.op))
       return MakeBroadcast(Run(MakeBinary(n.op, ba->value, bb->value)), ba->lanes);
+    if (IsComparison(n.op) || IsLogical(n.op)) return DecideLanes(n, e);
     if (n.op == BinOp::kAdd || n.op == BinOp::kSub) {
       int64_t sign = n.op == BinOp::kAdd ? 1 : -1;
       if (ra && rb)
@@ -315,11 +340,16 @@ class Simplifier {
             [&](const Select& n) -> Expr {
               if (std::optional<Scalar> c = ConstantValue(n.cond))
                 return Truthy(n.cond.dtype(), *c) ? n.true_value : n.false_value;
-              if (!n.cond.dtype().is_vector()) {
-                std::optional<IntInterval> b = Bounds(n.cond);
-                if (b && b->is_point() && !MayFail(n.cond))
-                  return b->lo ? n.true_value : n.false_value;
-              }
+              // (A vector condition's bounds are over all its lanes; a
+              // scalar arm of a vector select is each lane's value.)
+              auto pick = [&](bool holds) {
+                const Expr& v = holds ? n.true_value : n.false_value;
+                return v.dtype().lanes == e.dtype().lanes ? v : MakeBroadcast(v, e.dtype().lanes);
+              };
+              std::optional<IntInterval> b = Bounds(n.cond);
+              if (b && b->is_point() && !MayFail(n.cond)) return pick(b->lo != 0);
+              if (const auto* bc = n.cond.as<Broadcast>())
+                if (std::optional<Scalar> c = ConstantValue(bc->value)) return pick(Truthy(bc->value.dtype(), *c));
               if (StructurallyEqual(n.true_value, n.false_value) && !MayFail(n.cond))
                 return n.true_value;
               return e;
