@@ -2,7 +2,9 @@
 // still takes the small loops a schedule left scalar, and is not handed
 // the huge unrolled bodies whose loop-access analysis cost seconds; a loop
 // that zeroes a big accumulator tile is not unrolled into one block of
-// hundreds of stores, which instruction selection took 100 ms over.
+// hundreds of stores, which instruction selection took 100 ms over; a loop
+// too large to unroll is marked so before LLVM's unroller looks at it, and
+// a small one is still unrolled.
 #include <string>
 #include <vector>
 
@@ -104,6 +106,44 @@ TEST(LlvmPipelineTest, ALoopOfHundredsOfMemoryOperationsIsLeftToTheSchedule) {
   absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host());
   ASSERT_TRUE(ir.ok()) << ir.status();
   EXPECT_NE(ir->find(kVectorizerOff), std::string::npos);
+}
+
+// `trips` iterations of `copies` scalar statements (a schedule's tile,
+// unrolled by lowering): runs it, checks it and returns the optimized IR.
+std::string ScaledCopiesIr(int trips, int copies) {
+  te::Buffer A = Buf("A", {trips * copies}), B = Buf("B", {trips * copies});
+  auto f = Func("copies", {A, B}, Loop("r", trips, [&](Expr r) {
+                  std::vector<Stmt> body;
+                  for (int c = 0; c < copies; ++c) body.push_back(St(B, r * copies + c, Ld(A, r * copies + c) * 3.0f));
+                  return Seq(body);
+                }));
+  std::vector<float> a(trips * copies), b(trips * copies);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 0.25f * static_cast<float>(i);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data()});
+  EXPECT_TRUE(rc.ok()) << rc.status();
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(b[i], a[i] * 3) << i;
+  absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host());
+  EXPECT_TRUE(ir.ok()) << ir.status();
+  return ir.ok() ? *ir : "";
+}
+
+TEST(LlvmPipelineTest, ALoopTooLargeToUnrollIsMarkedSoBeforeTheUnrollerLooksAtIt) {
+  // 6 channels around a 300-statement tile: over a thousand instructions
+  // a trip, six times O3's largest unroll.
+  const std::string ir = ScaledCopiesIr(6, 300);
+  EXPECT_NE(ir.find(kUnrollOff), std::string::npos) << ir;
+  // The tile once, in its loop (LLVM joins its stores into vectors): not
+  // six times.
+  EXPECT_LE(Count(ir, "store "), 300) << ir;
+  EXPECT_GT(Count(ir, "store "), 0) << ir;
+}
+
+TEST(LlvmPipelineTest, ASmallLoopIsStillUnrolledByLlvm) {
+  const std::string ir = ScaledCopiesIr(4, 4);
+  ASSERT_FALSE(ir.empty());
+  EXPECT_EQ(ir.find(kUnrollOff), std::string::npos) << ir;
+  // Fully unrolled (and vectorized, 4 floats a store): no loop left.
+  EXPECT_EQ(ir.find("llvm.loop"), std::string::npos) << ir;
 }
 
 TEST(LlvmPipelineTest, ZeroingATileOfHundredsOfVectorsStaysALoop) {

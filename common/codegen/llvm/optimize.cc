@@ -26,6 +26,10 @@ llvm::OptimizationLevel PipelineLevel(int opt_level) {
 // seconds, thousands.
 constexpr int kMaxMemoryOpsForLlvmVectorizer = 256;
 
+// Loops too large for LLVM to unroll are marked so at the start
+// (large_loop_hints.h, UnrollHintBounds): its unroller otherwise simulates
+// their iterations to find that out.
+
 // Loops that only store constants stay loops past this many stores
 // (fill_loop_hints.h): more vectors than a register file holds.
 constexpr int kMaxUnrolledFillStores = 64;
@@ -55,6 +59,7 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_
   llvm::PassBuilder builder(&machine, tuning, std::nullopt, &instrumentation);
   builder.registerPipelineStartEPCallback([](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
     passes.addPass(llvm::createModuleToFunctionPassAdaptor(FillLoopUnrollHints(kMaxUnrolledFillStores)));
+    passes.addPass(llvm::createModuleToFunctionPassAdaptor(LargeLoopUnrollHints(UnrollHintBounds{})));
   });
   builder.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
     passes.addPass(LargeLoopVectorizerHints(kMaxMemoryOpsForLlvmVectorizer));
