@@ -89,6 +89,41 @@ std::optional<LinearTest> AsLinearTest(const te::Expr& e) {
   return LinearTest{f->terms[0].atom, f->terms[0].coef, f->constant};
 }
 
+// A test `coef * v + constant + inner >= 0` over a loop's variable v, with
+// `inner` the sum of the terms over loops inside the loop, which ranges over
+// [lowest, highest]: `constant + lowest` and `constant + highest` below.
+struct TestOverLoop {
+  int64_t coef = 0;
+  int64_t lowest = 0;
+  int64_t highest = 0;
+};
+
+// The test as one over `var` and the loops in `inner` (their extents), or
+// none if it reads anything else or not `var`.
+std::optional<TestOverLoop> OverLoop(const te::arith::SumForm& f, const te::VarNode* var,
+                                     const absl::flat_hash_map<const te::VarNode*, int64_t>& inner) {
+  TestOverLoop out{0, f.constant, f.constant};
+  for (const te::arith::SumTerm& t : f.terms) {
+    const auto* v = t.atom.as<te::VarRef>();
+    if (v && v->var.get() == var) {
+      out.coef = t.coef;
+    } else if (auto it = v ? inner.find(v->var.get()) : inner.end(); it != inner.end()) {
+      (t.coef > 0 ? out.highest : out.lowest) += t.coef * (it->second - 1);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (out.coef == 0) return std::nullopt;
+  return out;
+}
+
+// The first value of v from which `coef * v + constant >= 0` changes
+// (holds from it for coef > 0, fails from it for coef < 0).
+int64_t Cut(int64_t coef, int64_t constant) {
+  LinearTest test{te::Expr(), coef, constant};
+  return coef > 0 ? test.Holds().lo : test.Holds().hi + 1;
+}
+
 // The loops inside s and their extents.
 absl::flat_hash_map<const te::VarNode*, int64_t> InnerLoopExtents(const Stmt& s) {
   absl::flat_hash_map<const te::VarNode*, int64_t> out;
@@ -298,22 +333,11 @@ class BoundaryPartitioner {
     for (const te::Expr& c : Comparisons(n.body)) {
       if (!UsesAny(c, {n.var.get()})) continue;
       std::optional<te::arith::SumForm> f = AsTestForm(c);
-      if (!f) return std::nullopt;
-      int64_t coef = 0, inner_lo = 0, inner_hi = 0;
-      for (const te::arith::SumTerm& t : f->terms) {
-        const auto* var = t.atom.as<te::VarRef>();
-        if (var && var->var.get() == n.var.get()) {
-          coef = t.coef;
-        } else if (auto it = var ? inner.find(var->var.get()) : inner.end(); it != inner.end()) {
-          (t.coef > 0 ? inner_hi : inner_lo) += t.coef * (it->second - 1);
-        } else {
-          return std::nullopt;
-        }
-      }
-      if (coef == 0) return std::nullopt;
+      std::optional<TestOverLoop> t = f ? OverLoop(*f, n.var.get(), inner) : std::nullopt;
+      if (!t) return std::nullopt;
       // Decided where it holds or fails for the lowest and the highest
       // inner sum alike: between the two cuts it is not.
-      int64_t a = Cut(coef, f->constant + inner_lo), b = Cut(coef, f->constant + inner_hi);
+      int64_t a = Cut(t->coef, t->lowest), b = Cut(t->coef, t->highest);
       undecided.push_back({std::min(a, b), std::max(a, b)});
     }
     if (undecided.empty()) return std::nullopt;
@@ -332,13 +356,6 @@ class BoundaryPartitioner {
     const int64_t steady = best.hi - best.lo + 1;
     if (steady <= 0 || steady == n.extent || (n.extent - steady) * kMaxBorderShare > n.extent) return std::nullopt;
     return best;
-  }
-
-  // The first value of the loop's variable from which `coef * v + constant
-  // >= 0` changes (holds from it for coef > 0, fails from it for coef < 0).
-  static int64_t Cut(int64_t coef, int64_t constant) {
-    LinearTest test{te::Expr(), coef, constant};
-    return coef > 0 ? test.Holds().lo : test.Holds().hi + 1;
   }
 
   // The loop with its body rewritten, and unswitched if innermost.
@@ -364,25 +381,12 @@ class BoundaryPartitioner {
     for (const te::Expr& c : Comparisons(n.body)) {
       if (unswitch_below && !UsesAny(c, leaves)) continue;
       std::optional<te::arith::SumForm> f = AsTestForm(c);
-      if (!f) continue;
-      int64_t coef = 0, inner_lo = 0, inner_hi = 0;
-      bool usable = true;
-      for (const te::arith::SumTerm& t : f->terms) {
-        const auto* v = t.atom.as<te::VarRef>();
-        if (v && v->var.get() == n.var.get()) {
-          coef = t.coef;
-        } else if (auto it = v ? inner.find(v->var.get()) : inner.end(); it != inner.end()) {
-          (t.coef > 0 ? inner_hi : inner_lo) += t.coef * (it->second - 1);
-        } else {
-          usable = false;
-        }
-      }
-      if (!usable || coef == 0) continue;
+      std::optional<TestOverLoop> t = f ? OverLoop(*f, n.var.get(), inner) : std::nullopt;
+      if (!t) continue;
       // Holds for every inner value from the one cut, fails for every one
       // from the other (or the reverse, for a negative coefficient).
-      for (int64_t constant : {f->constant + inner_lo, f->constant + inner_hi}) {
-        LinearTest test{te::Expr(n.var), coef, constant};
-        int64_t cut = coef > 0 ? test.Holds().lo : test.Holds().hi + 1;
+      for (int64_t constant : {t->lowest, t->highest}) {
+        int64_t cut = Cut(t->coef, constant);
         if (cut > 0 && cut < n.extent) cuts.insert(cut);
       }
     }
