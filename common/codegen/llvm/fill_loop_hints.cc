@@ -1,5 +1,6 @@
 #include "common/codegen/llvm/fill_loop_hints.h"
 
+#include "common/codegen/llvm/large_loop_hints.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Constants.h"
@@ -41,11 +42,7 @@ llvm::PreservedAnalyses FillLoopUnrollHints::run(llvm::Function& function,
     const int64_t trips = scev.getSmallConstantTripCount(loop);
     const int64_t per_trip = FillStores(*loop, loops, scev);
     if (trips == 0 || per_trip <= 0 || trips * per_trip <= max_stores_) continue;
-    // Drops the emitter's llvm.loop.unroll.full, which would win over a
-    // disable hint added beside it.
-    llvm::LLVMContext& ctx = function.getContext();
-    llvm::MDNode* disable = llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")});
-    loop->setLoopID(llvm::makePostTransformationMetadata(ctx, loop->getLoopID(), {"llvm.loop.unroll."}, {disable}));
+    DisableUnrolling(*loop);
   }
   // Only loop metadata changed: every analysis still holds.
   return llvm::PreservedAnalyses::all();

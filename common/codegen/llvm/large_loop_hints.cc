@@ -23,6 +23,12 @@ int64_t Instructions(const llvm::Loop& loop) {
 
 }  // namespace
 
+void DisableUnrolling(llvm::Loop& loop) {
+  llvm::LLVMContext& ctx = loop.getHeader()->getContext();
+  llvm::MDNode* disable = llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")});
+  loop.setLoopID(llvm::makePostTransformationMetadata(ctx, loop.getLoopID(), {"llvm.loop.unroll."}, {disable}));
+}
+
 llvm::PreservedAnalyses LargeLoopVectorizerHints::run(llvm::Function& function,
                                                       llvm::FunctionAnalysisManager& analyses) {
   llvm::LoopInfo& loops = analyses.getResult<llvm::LoopAnalysis>(function);
@@ -40,7 +46,6 @@ llvm::PreservedAnalyses LargeLoopUnrollHints::run(llvm::Function& function,
                                                   llvm::FunctionAnalysisManager& analyses) {
   llvm::LoopInfo& loops = analyses.getResult<llvm::LoopAnalysis>(function);
   llvm::ScalarEvolution& scev = analyses.getResult<llvm::ScalarEvolutionAnalysis>(function);
-  llvm::LLVMContext& ctx = function.getContext();
   for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
     // A loop the schedule asked to unroll (or not) keeps its hint.
     if (llvm::findOptionMDForLoop(loop, "llvm.loop.unroll.full") ||
@@ -50,8 +55,7 @@ llvm::PreservedAnalyses LargeLoopUnrollHints::run(llvm::Function& function,
     const int64_t trips = scev.getSmallConstantTripCount(loop);  // 0: unknown
     const int64_t min_size = loop->isInnermost() ? bounds_.min_innermost_size : bounds_.min_outer_size;
     if (size <= min_size || (trips > 0 && trips * size <= bounds_.min_unrolled_size)) continue;
-    llvm::MDNode* disable = llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")});
-    loop->setLoopID(llvm::makePostTransformationMetadata(ctx, loop->getLoopID(), {}, {disable}));
+    DisableUnrolling(*loop);
   }
   // Only loop metadata changed: every analysis still holds.
   return llvm::PreservedAnalyses::all();
