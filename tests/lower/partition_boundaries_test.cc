@@ -303,6 +303,28 @@ TEST(PartitionBoundariesTest, ATestOverAnExpressionNarrowsItsRangeSoImpliedTests
   EXPECT_EQ(CheckAgainstReference(s), "");
 }
 
+TEST(PartitionBoundariesTest, TestsOverOneSumOfTermsDecideEachOther) {
+  // A 7-wide stride-2 window over columns 16 * ow.0 + 8 * ow.1 (ow.0
+  // parallel, so not cut): a register tile's left taps test that sum
+  // against 3, 2 and 1, its right taps against 24 and 23; all are tests of
+  // 2 * ow.0 + ow.1 (>= 1, <= 2). Each branch narrows that sum, so three
+  // column classes (left border, inside, right border) are three copies of
+  // the rc loop with no test left; branching on each test in turn without
+  // knowing what the others imply made 15, and left selects in them.
+  State s(Dag("conv2d:N=1,C=2,H=4,W=32,K=2,R=1,S=7,pad=3,stride=2"));
+  ASSERT_TRUE(s.Apply(schedule::ComputeInlineStep{1}).ok());
+  // n k oh ow.0 ow.1 ow.2 rc ry rx -> n k ow.0 oh ow.1 rc ry rx ow.2
+  ASSERT_TRUE(s.Apply(schedule::SplitStep{kConvStage, 3, {2, 4}, true}).ok()) << s.ToString();
+  ASSERT_TRUE(s.Apply(schedule::ReorderStep{kConvStage, {0, 1, 3, 2, 4, 6, 7, 8, 5}}).ok()) << s.ToString();
+  for (int unrolled : {7, 8})
+    ASSERT_TRUE(s.Apply(schedule::AnnotationStep{kConvStage, unrolled, IterAnnotation::kUnroll}).ok());
+  ASSERT_TRUE(s.Apply(schedule::AnnotationStep{kConvStage, 2, IterAnnotation::kParallel}).ok());
+  LoweredFunc f = LowerOrDie(s);
+  EXPECT_EQ(InnermostLoopsNamed(f.body, "rc"), 3) << ToString(f);
+  EXPECT_FALSE(HasSelect(f.body)) << ToString(f);
+  EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
 TEST(PartitionBoundariesTest, ACutInsideAStridedWindowStillMatches) {
   // ow split in two (ow.1 unrolled), the window unrolled: the tests are over
   // ow.0 with a stride, cut where 2 * (2 * ow.0 + ow.1) + rx - 1 leaves 0..8.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <vector>
@@ -87,6 +88,26 @@ std::optional<LinearTest> AsLinearTest(const te::Expr& e) {
   std::optional<te::arith::SumForm> f = AsTestForm(e);
   if (!f || f->terms.size() != 1) return std::nullopt;
   return LinearTest{f->terms[0].atom, f->terms[0].coef, f->constant};
+}
+
+// A test as `Y >= threshold` over a sum Y of index terms whose coefficients
+// share no factor: `g * Y + constant >= 0` holds where Y >= ceil(-constant /
+// g). A register tile's column tests `16a + 8b >= 3`, `16a + 8b + 2 >= 3`
+// and `16a + 8b + 1 >= 3` are all `2a + b >= 1`.
+struct ScaledTest {
+  te::arith::SumForm terms;  // Y (constant 0)
+  int64_t threshold = 0;
+};
+
+std::optional<ScaledTest> AsScaledTest(const te::Expr& e) {
+  std::optional<te::arith::SumForm> f = AsTestForm(e);
+  if (!f || f->terms.empty()) return std::nullopt;
+  int64_t g = 0;
+  for (const te::arith::SumTerm& t : f->terms) g = std::gcd(g, t.coef < 0 ? -t.coef : t.coef);
+  ScaledTest out;
+  for (const te::arith::SumTerm& t : f->terms) out.terms.terms.push_back({t.atom, t.coef / g});
+  out.threshold = -te::arith::FloorDivInt(f->constant, g);
+  return out;
 }
 
 // A test `coef * v + constant + inner >= 0` over a loop's variable v, with
@@ -447,6 +468,9 @@ class BoundaryPartitioner {
   using Side = std::function<Stmt(const Stmt& body, const te::Expr& test, bool holds)>;
   Stmt Branch(te::Expr test, Stmt body, const Side& side) {
     std::optional<LinearTest> linear = AsLinearTest(test);
+    // A test over several terms narrows the range of their sum instead
+    // (SumFact), which decides the other tests over that sum.
+    std::optional<ScaledTest> scaled = linear ? std::nullopt : AsScaledTest(test);
     te::Var named;
     const te::VarNode* ranged = nullptr;
     std::optional<IntInterval> range;
@@ -472,7 +496,16 @@ class BoundaryPartitioner {
         if (!r) return Stmt();  // never taken
         bounds_[ranged] = *r;
       }
-      Stmt s = side(body, test, holds);
+      if (scaled) {
+        IntInterval known = SumRange(scaled->terms);
+        std::optional<IntInterval> r =
+            holds ? Intersect(known, {scaled->threshold, kUnbounded})
+                  : Intersect(known, {-kUnbounded, scaled->threshold - 1});
+        if (!r) return Stmt();  // never taken
+        facts_.push_back({scaled->terms, *r});
+      }
+      Stmt s = side(scaled ? DecideByFacts(body) : body, test, holds);
+      if (scaled) facts_.pop_back();
       if (saved) bounds_[ranged] = *saved;
       else if (ranged) bounds_.erase(ranged);
       return s;
@@ -483,7 +516,42 @@ class BoundaryPartitioner {
     return named ? MakeLet(named, linear->atom, out) : out;
   }
 
+  // The values a sum of index terms takes where the enclosing branches
+  // stand: the latest fact over it (or its negation), else its bounds.
+  IntInterval SumRange(const te::arith::SumForm& terms) {
+    te::arith::SumForm negated = terms;
+    negated.Scale(-1);
+    for (auto it = facts_.rbegin(); it != facts_.rend(); ++it) {
+      if (it->terms.SameTerms(terms)) return it->range;
+      if (it->terms.SameTerms(negated)) return {-it->range.hi, -it->range.lo};
+    }
+    std::optional<IntInterval> b = te::arith::ConstBounds(te::arith::FromSumForm(terms), bounds_);
+    return b ? *b : IntInterval{-kUnbounded, kUnbounded};
+  }
+
+  // s with each test the facts decide replaced by its outcome.
+  Stmt DecideByFacts(const Stmt& s) {
+    std::function<te::Expr(const te::Expr&)> decide = [&](const te::Expr& e) -> te::Expr {
+      if (IsIndexComparison(e)) {
+        if (std::optional<ScaledTest> t = AsScaledTest(e)) {
+          IntInterval r = SumRange(t->terms);
+          if (r.lo >= t->threshold) return te::IntConst(1, e.dtype());
+          if (r.hi < t->threshold) return te::IntConst(0, e.dtype());
+        }
+      }
+      return te::MapChildren(e, decide);
+    };
+    return MapAllExprs(s, decide);
+  }
+
+  // What the branches taken say about a sum of terms (Branch, ScaledTest).
+  struct SumFact {
+    te::arith::SumForm terms;
+    IntInterval range;
+  };
+
   VarBounds bounds_;
+  std::vector<SumFact> facts_;  // innermost branch last
   int64_t budget_ = kMaxAddedStmts;  // statements the rewrites may still add
   int named_count_ = 0;  // tells the named tests apart in printed code
 };
