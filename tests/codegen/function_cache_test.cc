@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/codegen/function_object_cache.h"
@@ -188,9 +189,12 @@ TEST(FunctionCacheTest, LinksKeepTheCodeGeneratorsOptions) {
   absl::StatusOr<CompiledObject> object = CompileToObject(TwoStages(1.0f), Target::Host());  // merges with LLD
   ASSERT_TRUE(object.ok()) << object.status();
   ASSERT_TRUE(LinkSharedObject(*object).ok());
-  llvm::cl::Option* option = llvm::cl::getRegisteredOptions().lookup("dag-maps-huge-region");
-  ASSERT_NE(option, nullptr);
-  EXPECT_EQ(static_cast<llvm::cl::opt<unsigned>*>(option)->getValue(), 200u);
+  for (const auto& [name, value] : {std::pair<const char*, unsigned>{"dag-maps-huge-region", 200u},
+                                    {"combiner-tokenfactor-inline-limit", 16u}}) {
+    llvm::cl::Option* option = llvm::cl::getRegisteredOptions().lookup(name);
+    ASSERT_NE(option, nullptr) << name;
+    EXPECT_EQ(static_cast<llvm::cl::opt<unsigned>*>(option)->getValue(), value) << name;
+  }
 }
 
 }  // namespace
