@@ -306,7 +306,7 @@ TEST(PartitionBoundariesTest, ATestOverAnExpressionNarrowsItsRangeSoImpliedTests
 TEST(PartitionBoundariesTest, TestsOverOneSumOfTermsDecideEachOther) {
   // A 7-wide stride-2 window over columns 16 * ow.0 + 8 * ow.1 (ow.0
   // parallel, so not cut): a register tile's left taps test that sum
-  // against 3, 2 and 1, its right taps against 24 and 23; all are tests of
+  // against 3, 2 and 1, its last right tap against 24; all are tests of
   // 2 * ow.0 + ow.1 (>= 1, <= 2). Each branch narrows that sum, so three
   // column classes (left border, inside, right border) are three copies of
   // the rc loop with no test left; branching on each test in turn without
