@@ -17,16 +17,16 @@ using features::StoreInput;
 
 // The auto_unroll_max_step in effect for a stage's stores: MarkAutoUnroll
 // applies a stage's pragma to its whole nest, stages computed inside it
-// included, so the largest along the chain of compute_at targets.
+// included, except those with a pragma of their own: the nearest pragma
+// along the chain of compute_at targets.
 int64_t AutoUnrollOf(const schedule::State& state, int stage) {
-  int64_t most = 0;
   for (int hops = 0; stage >= 0 && hops <= state.num_stages(); ++hops) {
     const schedule::Stage& s = state.stage(stage);
-    most = std::max(most, s.auto_unroll_max_step);
+    if (s.auto_unroll_max_step > 0) return s.auto_unroll_max_step;
     const auto* at = std::get_if<schedule::ComputeAtIter>(&s.location);
     stage = at ? at->target_stage : -1;
   }
-  return most;
+  return 0;
 }
 
 }  // namespace

@@ -281,6 +281,40 @@ TEST(LowerTest, AnAutoUnrolledTransposingCopyPastTheBudgetKeepsItsOuterLoop) {
   EXPECT_EQ(CheckAgainstReference(small), "");
 }
 
+// The nearest pragma governs a loop, as in TVM: a local tile computed inside
+// its output's loop keeps its own auto_unroll_max_step (16: its zeroing's
+// 128 rows and its update's stay loops), though the output's pragma (512)
+// covers the loop it sits in and copies the output's own write-back (128
+// vectors). Under the largest pragma along the chain, a 7x7 stem
+// candidate's zeroing of a 224-vector tile was copied whole beside an
+// update left a loop: 72 of its 254 ms of compile. A tile without a pragma
+// of its own is governed by its output's.
+TEST(LowerTest, AnAttachedStagesOwnPragmaGovernsItsLoops) {
+  auto steps = [](int64_t local_step) {
+    return std::vector<schedule::Step>{
+        schedule::CacheWriteStep{2, "local"},    // 2 C.local, 3 C
+        schedule::SplitStep{3, 0, {128}, true},  // C: i.0 (2) i.1 (128) j
+        schedule::ComputeAtStep{2, 3, 0},        // C.local: i (128) j (16) k (8)
+        schedule::ReorderStep{2, {2, 0, 1}},     // k i j: its zeroing before k
+        schedule::AnnotationStep{2, 2, IterAnnotation::kVectorize},
+        schedule::AnnotationStep{3, 2, IterAnnotation::kVectorize},
+        schedule::PragmaStep{2, 0, local_step},
+        schedule::PragmaStep{3, 0, 512},
+    };
+  };
+  State own = Apply("matmul:M=256,N=16,K=8", steps(16));
+  std::string text = Printed(own);
+  EXPECT_THAT(text, HasSubstr("for (i.init, 0, 128)"));
+  EXPECT_THAT(text, HasSubstr("for (i, 0, 128)"));
+  EXPECT_THAT(text, Not(HasSubstr("(i.1, 0, 128)")));  // C's write-back, copied
+  EXPECT_EQ(CheckAgainstReference(own), "");
+  State inherited = Apply("matmul:M=256,N=16,K=8", steps(0));
+  text = Printed(inherited);
+  EXPECT_THAT(text, Not(HasSubstr("(i.init, 0, 128)")));
+  EXPECT_THAT(text, Not(HasSubstr("(i.1, 0, 128)")));
+  EXPECT_EQ(CheckAgainstReference(inherited), "");
+}
+
 // A vectorized loop longer than kMaxVectorLanes stays a loop of `extent`
 // steps: auto-unroll must not copy it hundreds of times (a random schedule
 // doing so took LLVM minutes to compile).

@@ -20,7 +20,7 @@ constexpr int64_t kMaxUnrolledNodes = 8192;
 
 // Returns the rewritten statement; *steps receives its step count and
 // `marked` the loops it marks.
-Stmt Mark(const Stmt& s, int64_t max_step, int64_t* steps, MarkedLoops* marked) {
+Stmt Mark(const Stmt& s, int64_t max_step, const GovernedLoops& governed, int64_t* steps, MarkedLoops* marked) {
   if (!s) {
     *steps = 0;
     return s;
@@ -28,7 +28,7 @@ Stmt Mark(const Stmt& s, int64_t max_step, int64_t* steps, MarkedLoops* marked) 
   int64_t inner = 0;
   Stmt out = MapStmtChildren(s, [&](const Stmt& c) {
     int64_t n = 0;
-    Stmt r = Mark(c, max_step, &n, marked);
+    Stmt r = Mark(c, max_step, governed, &n, marked);
     inner += n;
     return r;
   });
@@ -37,7 +37,7 @@ Stmt Mark(const Stmt& s, int64_t max_step, int64_t* steps, MarkedLoops* marked) 
     // become vector statements; a longer one stays a loop of `extent` steps.
     bool vector = f->kind == ForKind::kVectorized && f->extent <= kMaxVectorLanes;
     *steps = vector ? inner : inner * f->extent;
-    if (f->kind == ForKind::kSerial && *steps <= max_step) {
+    if (f->kind == ForKind::kSerial && *steps <= max_step && !governed.contains(f->var.get())) {
       marked->insert(f->var.get());
       return MakeFor(f->var, f->extent, ForKind::kUnrolled, f->body);
     }
@@ -313,10 +313,10 @@ Stmt FitUnrolledNests(const Stmt& s, const MarkedLoops& marked) {
 
 }  // namespace
 
-Stmt MarkAutoUnroll(const Stmt& nest, int64_t max_step) {
+Stmt MarkAutoUnroll(const Stmt& nest, int64_t max_step, const GovernedLoops& governed) {
   int64_t steps = 0;
   MarkedLoops marked;
-  Stmt out = Mark(nest, max_step, &steps, &marked);
+  Stmt out = Mark(nest, max_step, governed, &steps, &marked);
   return FitUnrolledNests(out, marked);
 }
 

@@ -11,10 +11,16 @@
 
 #include <cstdint>
 
+#include "absl/container/flat_hash_set.h"
+
 #include "common/lower/stmt.h"
 
 namespace tuneforge::lower {
 
-Stmt MarkAutoUnroll(const Stmt& nest, int64_t max_step);
+// Loops of stages with a pragma of their own: an enclosing stage's pragma
+// leaves them as that pragma marked them (the nearest pragma governs a loop).
+using GovernedLoops = absl::flat_hash_set<const te::VarNode*>;
+
+Stmt MarkAutoUnroll(const Stmt& nest, int64_t max_step, const GovernedLoops& governed = {});
 
 }  // namespace tuneforge::lower

@@ -242,14 +242,19 @@ class NestBuilder {
       body = WithAttached(s, it.node, body);
       body = MakeFor(ctx_.vars[s][it.node], stage.nodes[it.node].extent, KindOf(it.annotation, ctx_.options.gpu), body);
       if (i == r0) body = MakeSeq({InitNest(s, r0, leaf_values), body});
-      if (i == 0 && stage.auto_unroll_max_step > 0)
-        body = MarkAutoUnroll(body, stage.auto_unroll_max_step);
+      if (i == 0 && stage.auto_unroll_max_step > 0) {
+        body = MarkAutoUnroll(body, stage.auto_unroll_max_step, governed_);
+        VisitStmts(body, [&](const Stmt& x) {
+          if (const For* f = x.as<For>()) governed_.insert(f->var.get());
+        });
+      }
     }
     if (n == 0) body = WithAttached(s, -1, body);
     return body;
   }
 
   const LowerContext& ctx_;
+  GovernedLoops governed_;  // loops a stage's own pragma has marked
 };
 
 }  // namespace

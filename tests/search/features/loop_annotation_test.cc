@@ -119,5 +119,18 @@ TEST(LoopAnnotationTest, ConsumerLoopsAreOuterSpatialFusedLoopsMixed) {
   EXPECT_EQ(Value(f, local, "num_loops"), 9);
 }
 
+// The nearest pragma governs a store, as lowering applies it: with 512 on C
+// as well, C.local's stores keep their own 64 and C's copy-out reads 512.
+TEST(LoopAnnotationTest, AStagesOwnPragmaGovernsItsStoresInsideAnotherStage) {
+  schedule::State s = FeatureBenchState();
+  ASSERT_TRUE(s.Apply(PragmaStep{3, 0, 512}).ok());
+  ProgramFeatures f = Features(s);
+  int local = RowOfStage(f, s, "C.local"), out = RowOfStage(f, s, "C");
+  ASSERT_GE(local, 0) << Program(s);
+  ASSERT_GE(out, 0) << Program(s);
+  EXPECT_EQ(Value(f, local, "auto_unroll_max_step"), 64);
+  EXPECT_EQ(Value(f, out, "auto_unroll_max_step"), 512);
+}
+
 }  // namespace
 }  // namespace tuneforge::search::testing
