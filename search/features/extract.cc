@@ -15,18 +15,21 @@ namespace {
 
 using features::StoreInput;
 
-// The auto_unroll_max_step in effect for a stage's stores: MarkAutoUnroll
-// applies a stage's pragma to its whole nest, stages computed inside it
-// included, except those with a pragma of their own: the nearest pragma
-// along the chain of compute_at targets.
+// The auto_unroll_max_step feature of a stage's stores: the largest along
+// the chain of compute_at targets, so a local tile's rows also carry its
+// output's pragma (which copies the write-back around it). Lowering applies
+// the nearest one (passes/build_loop_nest.cc); as a feature, the nearest one
+// made two 7x7 stem tunings sample programs slower to compile (compile p50
+// 65 -> 132 and 123 -> 151 ms) for no better kernels.
 int64_t AutoUnrollOf(const schedule::State& state, int stage) {
+  int64_t most = 0;
   for (int hops = 0; stage >= 0 && hops <= state.num_stages(); ++hops) {
     const schedule::Stage& s = state.stage(stage);
-    if (s.auto_unroll_max_step > 0) return s.auto_unroll_max_step;
+    most = std::max(most, s.auto_unroll_max_step);
     const auto* at = std::get_if<schedule::ComputeAtIter>(&s.location);
     stage = at ? at->target_stage : -1;
   }
-  return 0;
+  return most;
 }
 
 }  // namespace

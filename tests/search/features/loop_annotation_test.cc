@@ -119,17 +119,23 @@ TEST(LoopAnnotationTest, ConsumerLoopsAreOuterSpatialFusedLoopsMixed) {
   EXPECT_EQ(Value(f, local, "num_loops"), 9);
 }
 
-// The nearest pragma governs a store, as lowering applies it: with 512 on C
-// as well, C.local's stores keep their own 64 and C's copy-out reads 512.
-TEST(LoopAnnotationTest, AStagesOwnPragmaGovernsItsStoresInsideAnotherStage) {
+// A local tile's stores carry the largest pragma along their chain of
+// compute_at targets: with 512 on C as well, C.local's rows read 512 (the
+// output's pragma copies the write-back around the tile) and without it their
+// own 64; C's copy-out reads its own.
+TEST(LoopAnnotationTest, ATilesStoresCarryTheLargestPragmaAroundThem) {
   schedule::State s = FeatureBenchState();
   ASSERT_TRUE(s.Apply(PragmaStep{3, 0, 512}).ok());
   ProgramFeatures f = Features(s);
   int local = RowOfStage(f, s, "C.local"), out = RowOfStage(f, s, "C");
   ASSERT_GE(local, 0) << Program(s);
   ASSERT_GE(out, 0) << Program(s);
-  EXPECT_EQ(Value(f, local, "auto_unroll_max_step"), 64);
+  EXPECT_EQ(Value(f, local, "auto_unroll_max_step"), 512);
   EXPECT_EQ(Value(f, out, "auto_unroll_max_step"), 512);
+  ASSERT_TRUE(s.Apply(PragmaStep{3, 0, 16}).ok());
+  f = Features(s);
+  EXPECT_EQ(Value(f, local, "auto_unroll_max_step"), 64);
+  EXPECT_EQ(Value(f, out, "auto_unroll_max_step"), 16);
 }
 
 }  // namespace
