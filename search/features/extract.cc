@@ -20,7 +20,8 @@ using features::StoreInput;
 // output's pragma (which copies the write-back around it). Lowering applies
 // the nearest one (passes/build_loop_nest.cc); as a feature, the nearest one
 // made two 7x7 stem tunings sample programs slower to compile (compile p50
-// 65 -> 132 and 123 -> 151 ms) for no better kernels.
+// 65 -> 132 and 123 -> 151 ms; best kernels 0.86 -> 0.88 and 0.83 -> 0.96x
+// oneDNN, inside the 0.77-0.96 spread of stem seeds).
 int64_t AutoUnrollOf(const schedule::State& state, int stage) {
   int64_t most = 0;
   for (int hops = 0; stage >= 0 && hops <= state.num_stages(); ++hops) {
