@@ -21,6 +21,6 @@ namespace tuneforge::lower {
 // leaves them as that pragma marked them (the nearest pragma governs a loop).
 using GovernedLoops = absl::flat_hash_set<const te::VarNode*>;
 
-Stmt MarkAutoUnroll(const Stmt& nest, int64_t max_step, const GovernedLoops& governed = {});
+Stmt MarkAutoUnroll(const Stmt& nest, int64_t max_step, const GovernedLoops& governed);
 
 }  // namespace tuneforge::lower

@@ -121,7 +121,7 @@ TEST(LoopAnnotationTest, ConsumerLoopsAreOuterSpatialFusedLoopsMixed) {
 
 // A local tile's stores carry the largest pragma along their chain of
 // compute_at targets: with 512 on C as well, C.local's rows read 512 (the
-// output's pragma copies the write-back around the tile) and without it their
+// output's pragma copies the write-back around the tile), with 16 on C their
 // own 64; C's copy-out reads its own.
 TEST(LoopAnnotationTest, ATilesStoresCarryTheLargestPragmaAroundThem) {
   schedule::State s = FeatureBenchState();
