@@ -4,11 +4,14 @@
 // that zeroes a big accumulator tile is not unrolled into one block of
 // hundreds of stores, which instruction selection took 100 ms over; a loop
 // too large to unroll is marked so before LLVM's unroller looks at it, and
-// a small one is still unrolled.
+// a small one is still unrolled. The x86 code generator leaves a loop's
+// addresses to its induction variable; AArch64's strength-reduces them.
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "gmock/gmock.h"
 #include "tests/codegen/kernel_builder.h"
 
 namespace tuneforge::codegen::testing {
@@ -140,6 +143,42 @@ TEST(LlvmPipelineTest, ZeroingARegisterSizedTileIsUnrolledAsBefore) {
   const std::string ir = ZeroTileIr(4, 3);  // 12 vectors: a matmul's register tile
   ASSERT_FALSE(ir.empty());
   EXPECT_EQ(ir.find(kUnrollOff), std::string::npos) << ir;
+}
+
+// B[5i] = A[7i] + A[7i + 3] in a loop of 1,000, compiled for x86 and AArch64
+// on two threads at once (the switch is process-wide, set per target).
+TEST(LlvmPipelineTest, OnlyAarch64CodeStrengthReducesLoopAddresses) {
+  constexpr int kN = 1000;
+  te::Buffer A = Buf("A", {7 * kN}), B = Buf("B", {5 * kN});
+  auto f = Func("strided", {A, B}, Loop("i", kN, [&](Expr i) {
+                  return St(B, i * 5, Ld(A, i * 7) + Ld(A, i * 7 + 3));
+                }, ForKind::kRolled));
+  std::vector<float> a(7 * kN), b(5 * kN, -1.0f);
+  for (size_t k = 0; k < a.size(); ++k) a[k] = static_cast<float>(k % 97);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data()});
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  for (int i = 0; i < kN; ++i) ASSERT_EQ(b[5 * i], a[7 * i] + a[7 * i + 3]) << i;
+
+  absl::StatusOr<Target> x86 = Target::Parse("x86_64-pc-linux-gnu:cpu=znver4");
+  absl::StatusOr<Target> arm = Target::Parse("aarch64");
+  ASSERT_TRUE(x86.ok() && arm.ok());
+  constexpr int kRounds = 8;
+  std::vector<absl::StatusOr<std::string>> x86_code(kRounds), arm_code(kRounds);
+  std::thread arm_thread([&] {
+    for (int r = 0; r < kRounds; ++r) arm_code[r] = EmitAssembly(f, *arm);
+  });
+  for (int r = 0; r < kRounds; ++r) x86_code[r] = EmitAssembly(f, *x86);
+  arm_thread.join();
+  for (int r = 0; r < kRounds; ++r) {
+    ASSERT_TRUE(x86_code[r].ok()) << x86_code[r].status();
+    ASSERT_TRUE(arm_code[r].ok()) << arm_code[r].status();
+    // x86: the counter runs to 1,000 and each address is computed from it
+    // (strength-reduced, A's pointer would step by 28 bytes).
+    EXPECT_THAT(*x86_code[r], ::testing::ContainsRegex("cmpq\\s+\\$1000,")) << *x86_code[r];
+    EXPECT_THAT(*x86_code[r], ::testing::Not(::testing::ContainsRegex("addq\\s+\\$28,"))) << *x86_code[r];
+    // AArch64: A's pointer steps by 28 bytes an iteration.
+    EXPECT_THAT(*arm_code[r], ::testing::ContainsRegex("add\\s+x[0-9]+, x[0-9]+, #28")) << *arm_code[r];
+  }
 }
 
 }  // namespace

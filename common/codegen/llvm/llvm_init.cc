@@ -37,6 +37,11 @@ const std::vector<const char*>& LlvmOptions() {
   return *options;
 }
 
+std::mutex& LlvmOptionsMutex() {
+  static std::mutex* mu = new std::mutex;
+  return *mu;
+}
+
 void InitializeLlvmTargets() {
   static std::once_flag once;
   std::call_once(once, [] {

@@ -1,6 +1,7 @@
 // One-time registration of the LLVM targets code generation uses.
 #pragma once
 
+#include <mutex>
 #include <vector>
 
 namespace tuneforge::codegen {
@@ -15,5 +16,10 @@ void InitializeLlvmTargets();
 // passes these again (shared_object_link.cc): without them, compiles after
 // the first link took half as long again.
 const std::vector<const char*>& LlvmOptions();
+
+// Held while LLVM's process-wide options are written or read: over an
+// in-process link (which resets them all) and while the code generator's
+// pipeline is built for a target whose options differ (object_emit.cc).
+std::mutex& LlvmOptionsMutex();
 
 }  // namespace tuneforge::codegen

@@ -1,7 +1,7 @@
 // LLD's ELF driver run in this process, in a private temporary folder:
 // LinkSharedObject (a kernel's object as a shared library, for runner-only
 // workers) and LinkRelocatable (a kernel's functions, compiled apart, merged
-// back into one object). LLD keeps global state, so links are serialized.
+// back into one object).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -26,8 +26,9 @@ namespace {
 // LLD's ELF driver on `inputs` (object bytes) with `flags`, in a private
 // temporary folder: the output's bytes, or the linker's message.
 absl::StatusOr<std::string> RunLld(const std::vector<const char*>& flags, const std::vector<std::string>& inputs) {
-  static std::mutex* link_mu = new std::mutex;
-  std::lock_guard<std::mutex> lock(*link_mu);
+  // LLD keeps global state and resets LLVM's options: one link at a time,
+  // and no code generator pipeline built meanwhile.
+  std::lock_guard<std::mutex> lock(LlvmOptionsMutex());
   std::string dir = (std::filesystem::temp_directory_path() / "tuneforge-link-XXXXXX").string();
   if (!mkdtemp(dir.data())) return absl::InternalError("cannot make a temporary folder to link in; check TMPDIR");
   const std::string output = dir + "/out";
