@@ -1,6 +1,7 @@
 // LLVM's optimization pipeline as tuneforge runs it: its loop vectorizer
 // still takes the small loops a schedule left scalar, and is not handed
-// the huge unrolled bodies whose loop-access analysis cost seconds; a loop
+// the huge unrolled bodies whose loop-access analysis cost seconds, nor
+// loops of many stores it could not widen; a loop
 // that zeroes a big accumulator tile is not unrolled into one block of
 // hundreds of stores, which instruction selection took 100 ms over; a loop
 // too large to unroll is marked so before LLVM's unroller looks at it, and
@@ -112,6 +113,36 @@ std::string ScaledCopiesIr(int trips, int copies) {
 TEST(LlvmPipelineTest, ALoopOfHundredsOfMemoryOperationsIsLeftToTheSchedule) {
   const std::string ir = ScaledCopiesIr(16, 200);
   EXPECT_NE(ir.find(kVectorizerOff), std::string::npos);
+}
+
+// 40 scalar copies a trip whose stores land 40 floats after the last
+// trip's (a tile's write-back unrolled over its rows): too few memory
+// operations for the first limit, but no store the vectorizer could widen.
+TEST(LlvmPipelineTest, ALoopOfManyStridedStoresIsLeftToTheSchedule) {
+  const std::string ir = ScaledCopiesIr(64, 40);
+  EXPECT_NE(ir.find(kVectorizerOff), std::string::npos) << ir;
+}
+
+// The same 40 copies, each store now stepping to the next float from trip
+// to trip (B[c * trips + r]): the vectorizer keeps the loop and widens it.
+TEST(LlvmPipelineTest, ALoopOfManyConsecutiveStoresIsStillVectorizedByLlvm) {
+  constexpr int kTrips = 64, kCopies = 40;
+  te::Buffer A = Buf("A", {kTrips * kCopies}), B = Buf("B", {kTrips * kCopies});
+  auto f = Func("rows", {A, B}, Loop("r", kTrips, [&](Expr r) {
+                  std::vector<Stmt> body;
+                  for (int c = 0; c < kCopies; ++c)
+                    body.push_back(St(B, r + c * kTrips, Ld(A, r + c * kTrips) * 3.0f));
+                  return Seq(body);
+                }));
+  std::vector<float> a(kTrips * kCopies), b(kTrips * kCopies);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 0.25f * static_cast<float>(i);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data()});
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(b[i], a[i] * 3) << i;
+  absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host());
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_EQ(ir->find(kVectorizerOff), std::string::npos) << *ir;
+  EXPECT_NE(ir->find("store <"), std::string::npos) << *ir;
 }
 
 TEST(LlvmPipelineTest, ALoopTooLargeToUnrollIsMarkedSoBeforeTheUnrollerLooksAtIt) {

@@ -20,11 +20,13 @@ llvm::OptimizationLevel PipelineLevel(int opt_level) {
   }
 }
 
-// Innermost loops with more memory operations than this are not given to
+// Innermost loops with more memory operations than this, or more stores
+// than this none of which is consecutive over the loop, are not given to
 // LLVM's loop vectorizer (large_loop_hints.h). A layer norm's leftover
-// loops hold a few dozen; the unrolled tiles that cost the vectorizer
-// seconds, thousands.
-constexpr int kMaxMemoryOpsForLlvmVectorizer = 256;
+// loops hold a few dozen memory operations and one store; the unrolled
+// tiles that cost the vectorizer seconds, thousands; a stem's write-back
+// of a tile, 112 stores.
+constexpr VectorizerHintBounds kLlvmVectorizerBounds{.max_memory_ops = 256, .max_strided_stores = 32};
 
 // Loops too large for LLVM to unroll are marked so at the start
 // (large_loop_hints.h, UnrollHintBounds): its unroller otherwise simulates
@@ -62,7 +64,7 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_
     passes.addPass(llvm::createModuleToFunctionPassAdaptor(LargeLoopUnrollHints(UnrollHintBounds{})));
   });
   builder.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
-    passes.addPass(LargeLoopVectorizerHints(kMaxMemoryOpsForLlvmVectorizer));
+    passes.addPass(LargeLoopVectorizerHints(kLlvmVectorizerBounds));
   });
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
