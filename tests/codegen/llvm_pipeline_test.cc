@@ -89,13 +89,22 @@ TEST(LlvmPipelineTest, ASmallScalarLoopIsVectorizedByLlvm) {
   EXPECT_EQ(ir->find(kVectorizerOff), std::string::npos) << *ir;
 }
 
+// Where a copy's element sits: copy-major within a trip (B[r * copies + c],
+// a tile's rows unrolled: a store lands `copies` floats after the last
+// trip's) or each copy its own row (B[c * trips + r]: every store steps to
+// the next float from trip to trip).
+enum class CopyLayout { kTripMajor, kCopyRows };
+
 // `trips` iterations of `copies` scalar statements (a schedule's tile,
 // unrolled by lowering): runs it, checks it and returns the optimized IR.
-std::string ScaledCopiesIr(int trips, int copies) {
+std::string ScaledCopiesIr(int trips, int copies, CopyLayout layout = CopyLayout::kTripMajor) {
   te::Buffer A = Buf("A", {trips * copies}), B = Buf("B", {trips * copies});
   auto f = Func("copies", {A, B}, Loop("r", trips, [&](Expr r) {
                   std::vector<Stmt> body;
-                  for (int c = 0; c < copies; ++c) body.push_back(St(B, r * copies + c, Ld(A, r * copies + c) * 3.0f));
+                  for (int c = 0; c < copies; ++c) {
+                    Expr at = layout == CopyLayout::kTripMajor ? r * copies + c : r + c * trips;
+                    body.push_back(St(B, at, Ld(A, at) * 3.0f));
+                  }
                   return Seq(body);
                 }));
   std::vector<float> a(trips * copies), b(trips * copies);
@@ -126,23 +135,9 @@ TEST(LlvmPipelineTest, ALoopOfManyStridedStoresIsLeftToTheSchedule) {
 // The same 40 copies, each store now stepping to the next float from trip
 // to trip (B[c * trips + r]): the vectorizer keeps the loop and widens it.
 TEST(LlvmPipelineTest, ALoopOfManyConsecutiveStoresIsStillVectorizedByLlvm) {
-  constexpr int kTrips = 64, kCopies = 40;
-  te::Buffer A = Buf("A", {kTrips * kCopies}), B = Buf("B", {kTrips * kCopies});
-  auto f = Func("rows", {A, B}, Loop("r", kTrips, [&](Expr r) {
-                  std::vector<Stmt> body;
-                  for (int c = 0; c < kCopies; ++c)
-                    body.push_back(St(B, r + c * kTrips, Ld(A, r + c * kTrips) * 3.0f));
-                  return Seq(body);
-                }));
-  std::vector<float> a(kTrips * kCopies), b(kTrips * kCopies);
-  for (size_t i = 0; i < a.size(); ++i) a[i] = 0.25f * static_cast<float>(i);
-  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data()});
-  ASSERT_TRUE(rc.ok()) << rc.status();
-  for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(b[i], a[i] * 3) << i;
-  absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host());
-  ASSERT_TRUE(ir.ok()) << ir.status();
-  EXPECT_EQ(ir->find(kVectorizerOff), std::string::npos) << *ir;
-  EXPECT_NE(ir->find("store <"), std::string::npos) << *ir;
+  const std::string ir = ScaledCopiesIr(64, 40, CopyLayout::kCopyRows);
+  EXPECT_EQ(ir.find(kVectorizerOff), std::string::npos) << ir;
+  EXPECT_NE(ir.find("store <"), std::string::npos) << ir;
 }
 
 TEST(LlvmPipelineTest, ALoopTooLargeToUnrollIsMarkedSoBeforeTheUnrollerLooksAtIt) {
