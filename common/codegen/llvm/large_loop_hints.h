@@ -13,9 +13,9 @@
 // rows (112 scalar stores 112 floats apart a trip, in a stem candidate).
 // LLVM can only scatter such stores or group a few of them, and never did
 // (the same assembly in 480 sampled candidates of 14 workloads); comparing
-// their pairs was a fifth of the compile of 7 of 12 median stem candidates. Small leftover loops (a layer norm's row sums, a copy back
-// from a cache stage) stay vectorizable: LLVM's vectorizer makes those up
-// to 3x faster.
+// their pairs was a fifth of the compile of 7 of 12 median stem candidates.
+// Small leftover loops (a layer norm's row sums, a copy back from a cache
+// stage) stay vectorizable: LLVM's vectorizer makes those up to 3x faster.
 //
 // LargeLoopUnrollHints, run at the start of the pipeline: a loop too large
 // for LLVM's unroller to copy gets `llvm.loop.unroll.disable`, so the

@@ -1,4 +1,5 @@
-// One-time registration of the LLVM targets code generation uses.
+// One-time registration of the LLVM targets code generation uses, the
+// process-wide LLVM options it sets, and the lock over changing them.
 #pragma once
 
 #include <mutex>
