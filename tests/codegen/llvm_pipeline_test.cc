@@ -1,7 +1,8 @@
 // LLVM's optimization pipeline as tuneforge runs it: its loop vectorizer
 // still takes the small loops a schedule left scalar, and is not handed
 // the huge unrolled bodies whose loop-access analysis cost seconds, nor
-// loops of many stores it could not widen; a loop
+// loops of many stores it could not widen, nor copies it could only gather
+// lane by lane; a loop
 // that zeroes a big accumulator tile is not unrolled into one block of
 // hundreds of stores, which instruction selection took 100 ms over; a loop
 // too large to unroll is marked so before LLVM's unroller looks at it, and
@@ -138,6 +139,38 @@ TEST(LlvmPipelineTest, ALoopOfManyConsecutiveStoresIsStillVectorizedByLlvm) {
   const std::string ir = ScaledCopiesIr(64, 40, CopyLayout::kCopyRows);
   EXPECT_EQ(ir.find(kVectorizerOff), std::string::npos) << ir;
   EXPECT_NE(ir.find("store <"), std::string::npos) << ir;
+}
+
+// B[i] = A[i * stride] over `rows` trips (a tile's transposing write-back,
+// channel-last tile to an output row, left a loop): runs it, checks it and
+// returns the optimized IR.
+std::string GatheringCopyIr(int rows, int stride) {
+  te::Buffer A = Buf("A", {rows * stride}), B = Buf("B", {rows});
+  auto f = Func("gather_copy", {A, B}, Loop("i", rows, [&](Expr i) { return St(B, i, Ld(A, i * stride)); }));
+  std::vector<float> a(rows * stride), b(rows);
+  for (size_t k = 0; k < a.size(); ++k) a[k] = static_cast<float>(k);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data()});
+  EXPECT_TRUE(rc.ok()) << rc.status();
+  for (int i = 0; i < rows; ++i) EXPECT_EQ(b[i], a[i * stride]) << i;
+  absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host());
+  EXPECT_TRUE(ir.ok()) << ir.status();
+  return ir.ok() ? *ir : "";
+}
+
+// Reading 16 floats apart, the vectorizer could only gather lane by lane (a
+// scalar load and a lane insert each): the loop stays scalar.
+TEST(LlvmPipelineTest, ACopyThatOnlyGathersIsLeftScalar) {
+  const std::string ir = GatheringCopyIr(112, 16);
+  EXPECT_NE(ir.find(kVectorizerOff), std::string::npos) << ir;
+  EXPECT_EQ(ir.find(" x float>"), std::string::npos) << ir;
+}
+
+// Two floats apart (a stride-2 pooling's input), the vectorizer loads whole
+// vectors and shuffles the lanes apart: it keeps the loop.
+TEST(LlvmPipelineTest, ACopyWithAShortStrideIsStillVectorizedByLlvm) {
+  const std::string ir = GatheringCopyIr(112, 2);
+  EXPECT_EQ(ir.find(kVectorizerOff), std::string::npos) << ir;
+  EXPECT_NE(ir.find(" x float>"), std::string::npos) << ir;
 }
 
 TEST(LlvmPipelineTest, ALoopTooLargeToUnrollIsMarkedSoBeforeTheUnrollerLooksAtIt) {

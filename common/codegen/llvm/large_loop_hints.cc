@@ -19,30 +19,48 @@ int MemoryOps(const llvm::Loop& loop) {
   return n;
 }
 
-// Stores of `loop` (a loop the vectorizer sees: innermost) that write the
-// element after the previous iteration's, the ones it could widen into
-// vector stores; and all of its stores.
-struct StoreCounts {
+// LLVM's vectorizer loads an access group whose stride spans at most this
+// many elements as whole vectors and shuffles them apart (its
+// max-interleave-group-factor): a stride-2 pooling's input. Wider strides it
+// gathers lane by lane.
+constexpr uint64_t kMaxInterleavedStride = 8;
+
+// How the loads or the stores of an innermost loop move from one iteration
+// to the next: by their own size (consecutive: the vectorizer widens them
+// into vector accesses), by more than kMaxInterleavedStride elements
+// (gathered: it moves them lane by lane), or otherwise (a small stride, an
+// invariant address, or one that is not affine in the loop).
+struct StepCounts {
   int all = 0;
   int consecutive = 0;
+  int gathered = 0;
 };
 
-StoreCounts CountStores(const llvm::Loop& loop, llvm::ScalarEvolution& scev) {
-  StoreCounts counts;
+struct AccessSteps {
+  StepCounts loads, stores;
+};
+
+AccessSteps CountAccessSteps(const llvm::Loop& loop, llvm::ScalarEvolution& scev) {
+  AccessSteps steps;
   const llvm::DataLayout& layout = loop.getHeader()->getModule()->getDataLayout();
+  auto count = [&](const llvm::Value* pointer, llvm::Type* type, StepCounts& counts) {
+    ++counts.all;
+    const auto* address = llvm::dyn_cast<llvm::SCEVAddRecExpr>(scev.getSCEV(const_cast<llvm::Value*>(pointer)));
+    if (address == nullptr || address->getLoop() != &loop) return;
+    const auto* step = llvm::dyn_cast<llvm::SCEVConstant>(address->getStepRecurrence(scev));
+    if (step == nullptr || step->getAPInt().isZero()) return;
+    const uint64_t size = layout.getTypeStoreSize(type).getFixedValue();
+    if (step->getAPInt().abs() == size) ++counts.consecutive;
+    if (step->getAPInt().abs().ugt(kMaxInterleavedStride * size)) ++counts.gathered;
+  };
   for (const llvm::BasicBlock* block : loop.blocks())
     for (const llvm::Instruction& inst : *block) {
-      const auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
-      if (store == nullptr) continue;
-      ++counts.all;
-      const auto* address =
-          llvm::dyn_cast<llvm::SCEVAddRecExpr>(scev.getSCEV(const_cast<llvm::Value*>(store->getPointerOperand())));
-      if (address == nullptr || address->getLoop() != &loop) continue;
-      const auto* step = llvm::dyn_cast<llvm::SCEVConstant>(address->getStepRecurrence(scev));
-      const uint64_t size = layout.getTypeStoreSize(store->getValueOperand()->getType()).getFixedValue();
-      if (step != nullptr && step->getAPInt().abs() == size) ++counts.consecutive;
+      if (const auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst))
+        count(store->getPointerOperand(), store->getValueOperand()->getType(), steps.stores);
+      else if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst))
+        count(load->getPointerOperand(), load->getType(), steps.loads);
     }
-  return counts;
+  return steps;
 }
 
 int64_t Instructions(const llvm::Loop& loop) {
@@ -68,8 +86,12 @@ llvm::PreservedAnalyses LargeLoopVectorizerHints::run(llvm::Function& function,
     if (!loop->isInnermost() || llvm::findStringMetadataForLoop(loop, "llvm.loop.vectorize.enable")) continue;
     bool leave_to_schedule = MemoryOps(*loop) > bounds_.max_memory_ops;
     if (!leave_to_schedule) {
-      const StoreCounts stores = CountStores(*loop, scev);
-      leave_to_schedule = stores.all > bounds_.max_strided_stores && stores.consecutive == 0;
+      const AccessSteps steps = CountAccessSteps(*loop, scev);
+      const bool many_scattered_stores =
+          steps.stores.all > bounds_.max_strided_stores && steps.stores.consecutive == 0;
+      const bool gathers_a_copy = steps.loads.all > 0 && steps.loads.gathered == steps.loads.all &&
+                                  steps.stores.all > 0 && steps.stores.consecutive == steps.stores.all;
+      leave_to_schedule = many_scattered_stores || gathers_a_copy;
     }
     if (leave_to_schedule) llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.enable", 0);
   }

@@ -18,6 +18,15 @@ using MarkedLoops = absl::flat_hash_set<const te::VarNode*>;
 // 4,274 nodes, the candidates that took 1-10 s to compile 9,400-99,000.
 constexpr int64_t kMaxUnrolledNodes = 8192;
 
+// Beyond this many nodes in its copies (about 16 copies of a statement), a
+// scalar nest whose innermost unrolled loop walks memory with a stride keeps
+// its loops: a tile's transposing write-back (a conv tile kept channel-last,
+// stored to NCHW rows). Copied 224 times, a 7x7 stem candidate's write-back
+// was 448 scalar loads and stores that LLVM's SLP vectorizer, GVN and DSE
+// compared with each other: two thirds of its 175 ms compile, for code no
+// faster than the loop's.
+constexpr int64_t kMaxStridedScalarNodes = 256;
+
 // Returns the rewritten statement; *steps receives its step count and
 // `marked` the loops it marks.
 Stmt Mark(const Stmt& s, int64_t max_step, const GovernedLoops& governed, int64_t* steps, MarkedLoops* marked) {
@@ -265,13 +274,48 @@ Stmt KeepOneLoop(const Stmt& s, const MarkedLoops& marked, bool reductions_only,
 // no condition tests (and, when `reductions_only`, that indexes no store)
 // each time, until s fits the budget or no such loop is left.
 Stmt KeepLoopsUntilItFits(Stmt s, const MarkedLoops& marked, bool reductions_only, LaneByLane which,
-                          PinningTests pinning = PinningTests::kAny) {
-  while (UnrolledNodes(s, which) > kMaxUnrolledNodes) {
+                          PinningTests pinning = PinningTests::kAny, int64_t budget = kMaxUnrolledNodes) {
+  while (UnrolledNodes(s, which) > budget) {
     bool kept = false;
     s = KeepOneLoop(s, marked, reductions_only, pinning, &kept);
     if (!kept) break;
   }
   return s;
+}
+
+bool HasVectorizedLoop(const Stmt& s) {
+  bool found = false;
+  VisitStmts(s, [&](const Stmt& x) {
+    const For* f = x.as<For>();
+    found = found || (f && f->kind == ForKind::kVectorized);
+  });
+  return found;
+}
+
+// Whether an innermost loop this pass marked in s (no marked loop inside it)
+// reads or writes with a stride along its variable.
+bool WalksWithAStride(const Stmt& s, const MarkedLoops& marked) {
+  bool strided = false;
+  VisitStmts(s, [&](const Stmt& x) {
+    const For* f = x.as<For>();
+    if (strided || !f || f->kind != ForKind::kUnrolled || !marked.contains(f->var.get())) return;
+    bool innermost = true;
+    VisitStmts(f->body, [&](const Stmt& y) {
+      const For* g = y.as<For>();
+      innermost = innermost && !(g && g->kind == ForKind::kUnrolled && marked.contains(g->var.get()));
+    });
+    if (!innermost) return;
+    const te::VarNode* var = f->var.get();
+    VisitStmts(f->body, [&](const Stmt& y) {
+      if (const Store* st = y.as<Store>()) strided = strided || StridedIndex(st->indices, var);
+    });
+    VisitExprs(f->body, [&](const Expr& e) {
+      te::PostOrderVisit(e, [&](const Expr& n) {
+        if (const auto* load = n.as<te::BufferLoad>()) strided = strided || StridedIndex(load->indices, var);
+      });
+    });
+  });
+  return strided;
 }
 
 // A nest too large to copy whole keeps the reduction loops this pass marked
@@ -285,7 +329,9 @@ Stmt KeepLoopsUntilItFits(Stmt s, const MarkedLoops& marked, bool reductions_onl
 // A nest without accumulators whose vectors go lane by lane (an
 // elementwise stage vectorized across rows, or read with a stride: a tile's
 // transposing write-back) keeps its other marked loops that no condition
-// tests, outermost first: its copies are scalar code. A plain elementwise
+// tests, outermost first: its copies are scalar code. So does a scalar one
+// whose innermost copied loop walks memory with a stride, beyond a much
+// smaller budget (kMaxStridedScalarNodes). A plain elementwise
 // nest stays copied (kept as loops, the zero-fill of Winograd's batched
 // matmul tile made its best programs 5-15% slower). Loops a schedule
 // unrolls by name stay unrolled: a Winograd transform's taps must be copied
@@ -307,6 +353,9 @@ Stmt FitUnrolledNests(const Stmt& s, const MarkedLoops& marked) {
                                   PinningTests::kSelects);
   } else if (HasPerLaneAccess(nest, LaneByLane::kDivisionsAndStrides)) {
     nest = KeepLoopsUntilItFits(nest, marked, /*reductions_only=*/false, LaneByLane::kDivisionsAndStrides);
+  } else if (!HasVectorizedLoop(nest) && WalksWithAStride(nest, marked)) {
+    nest = KeepLoopsUntilItFits(nest, marked, /*reductions_only=*/false, LaneByLane::kDivisions, PinningTests::kAny,
+                                kMaxStridedScalarNodes);
   }
   return nest;
 }
