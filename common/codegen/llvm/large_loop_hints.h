@@ -15,10 +15,11 @@
 // (the same assembly in 480 sampled candidates of 14 workloads); comparing
 // their pairs was a fifth of the compile of 7 of 12 median stem candidates.
 // So is a loop that only gathers: every load more than 8 elements from the
-// last (LLVM's widest interleaved group), every store to the next element (a tile's transposing write-back, channel-last tile to NCHW
-// rows, that the schedule left a loop). LLVM vectorized it as 16 scalar
-// loads and lane inserts per vector store: more code, and the stem's best
-// kernels ran 1.5 % slower than with the scalar loop.
+// last (past LLVM's widest interleaved group), every store to the next
+// element (a tile's transposing write-back, channel-last tile to NCHW rows,
+// that the schedule left a loop). LLVM vectorized it as 16 scalar loads and
+// lane inserts per vector store: more code, and the stem's best kernels ran
+// 1.5 % slower than with the scalar loop.
 // Small leftover loops (a layer norm's row sums, a copy back from a cache
 // stage) stay vectorizable: LLVM's vectorizer makes those up to 3x faster.
 //

@@ -6,7 +6,9 @@
 // loops that no border test reads (a conv's input channels, not its window
 // taps) as loops, outermost first, until it fits; the spatial loops of a
 // register tile stay marked, those of a tile too large for registers or
-// vectorized across rows (lane by lane) are kept as loops too.
+// vectorized across rows (lane by lane) are kept as loops too. A scalar
+// nest that only moves data with a stride (a tile's transposing write-back)
+// keeps its loops past a budget of about 16 copies.
 #pragma once
 
 #include <cstdint>
