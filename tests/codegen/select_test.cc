@@ -127,6 +127,34 @@ TEST_P(SelectTest, StrideThreeLoadIsOneMaskedSpanLoad) {
   EXPECT_NE(ir->find(absl::StrCat("llvm.masked.load.v", width, "f32")), std::string::npos) << *ir;
 }
 
+// A masked row wider than four registers (a 56-lane vector across a stride-2
+// input row, its border test per lane) is loaded a register of lanes at a
+// time: as one masked load of a 112-float span, instruction selection took
+// seconds. The lanes past the buffer are still not read.
+TEST_P(SelectTest, AWideMaskedStridedRowIsLoadedInRegisterParts) {
+  constexpr int kWide = 56, kElements = 96;
+  GuardedBuffer a(kElements * sizeof(float), Guard::kAfter);
+  Fill(a.as<float>(), kElements);
+  te::Buffer A = Buf("A", {kElements}), B = Buf("B", {kWide}), Lim = Buf("Lim", {1}, DType::Int64());
+  auto f = Func("wide_row", {A, B, Lim}, [&] {
+    Expr strided = Vec(Expr(0), kWide, 2);
+    return St(B, Vec(Expr(0), kWide),
+              te::MakeSelect(strided < Splat(Ld(Lim, 0), kWide), Ld(A, strided), Splat(Expr(-5.0f), kWide)));
+  }());
+  int64_t limit[1] = {kElements};
+  std::vector<float> b(kWide, -1);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), limit}, {.opt_level = GetParam()});
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  for (int l = 0; l < kWide; ++l) EXPECT_EQ(b[l], 2 * l < kElements ? a.as<float>()[2 * l] : -5.0f) << l;
+  const Target host = Target::Host();
+  if (!host.is_x86() || host.vector_bits < 256) return;
+  absl::StatusOr<std::string> ir = EmitLLVMIR(f, host, {.opt_level = GetParam()});
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_EQ(ir->find("llvm.masked.load.v112f32"), std::string::npos) << *ir;
+  const int part_span = 2 * host.vector_lanes(4);  // (lanes - 1) * 2 + 1, loaded as whole registers
+  EXPECT_NE(ir->find(absl::StrCat("llvm.masked.load.v", part_span, "f32")), std::string::npos) << *ir;
+}
+
 // A wide stride stays a gather; under a mask its unselected lanes read
 // element 0, never the guarded page past the buffer.
 TEST_P(SelectTest, WideStrideGatherUnderAMaskReadsOnlyInsideTheBuffer) {

@@ -108,6 +108,8 @@ class IrEmitter {
   // (masked) load and a shuffle; in storage form.
   llvm::Value* EmitStridedLoad(const te::Buffer& buffer, const te::Expr& base, int64_t stride, te::DType t,
                                llvm::Value* mask);
+  llvm::Value* EmitStridedLoadInParts(const te::Buffer& buffer, const te::Expr& base, int64_t stride, te::DType t,
+                                      llvm::Value* mask, int part_lanes);
   // Elements a span of `span` is loaded as (memory_access.cc says why).
   int SpanLoadWidth(int span, int element_bytes) const;
   void EmitStore(const lower::Store& n);

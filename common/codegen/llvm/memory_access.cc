@@ -144,11 +144,18 @@ int IrEmitter::SpanLoadWidth(int span, int element_bytes) const {
   return width;
 }
 
+// A masked span past this many registers is loaded a register of lanes at a
+// time (EmitStridedLoadInParts).
+constexpr int kMaxMaskedSpanRegisters = 4;
+
 llvm::Value* IrEmitter::EmitStridedLoad(const te::Buffer& buffer, const te::Expr& base, int64_t stride,
                                         te::DType t, llvm::Value* mask) {
   const int lanes = t.lanes;
   const int span = static_cast<int>((lanes - 1) * stride + 1);
   const int width = SpanLoadWidth(span, t.bytes());
+  const int register_lanes = std::max(1, target_.vector_lanes(t.bytes()));
+  if (mask && target_.is_x86() && width > kMaxMaskedSpanRegisters * register_lanes)
+    return EmitStridedLoadInParts(buffer, base, stride, t, mask, register_lanes);
   llvm::Type* span_type = llvm::FixedVectorType::get(StorageType(t.element()), width);
   llvm::Align align(t.bytes());
   llvm::Value* ptr = ElementPointer(buffer, Emit(base));
@@ -177,6 +184,47 @@ llvm::Value* IrEmitter::EmitStridedLoad(const te::Buffer& buffer, const te::Expr
   std::vector<int> every(static_cast<size_t>(lanes));
   for (int i = 0; i < lanes; ++i) every[static_cast<size_t>(i)] = static_cast<int>(i * stride);
   return b_.CreateShuffleVector(loaded, every);
+}
+
+// A masked strided row wider than kMaxMaskedSpanRegisters registers (a
+// 56-lane vector across a stride-2 input row whose border test differs
+// between lanes), loaded `part_lanes` lanes at a time and the parts joined.
+// As one masked load of a 112-float span and its even-lane shuffle,
+// instruction selection took 2-4 s over a stem candidate's 646 such loads;
+// in parts, 1.2 s, and the kernel ran 20 % faster.
+llvm::Value* IrEmitter::EmitStridedLoadInParts(const te::Buffer& buffer, const te::Expr& base, int64_t stride,
+                                               te::DType t, llvm::Value* mask, int part_lanes) {
+  llvm::Value* joined = nullptr;
+  int joined_lanes = 0;
+  for (int first = 0; first < t.lanes; first += part_lanes) {
+    const int n = std::min(part_lanes, t.lanes - first);
+    std::vector<int> lanes_of_part(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) lanes_of_part[static_cast<size_t>(i)] = first + i;
+    te::DType part_type = t;
+    part_type.lanes = n;
+    llvm::Value* part = EmitStridedLoad(buffer, base + te::IntConst(first * stride, base.dtype()), stride, part_type,
+                                        b_.CreateShuffleVector(mask, lanes_of_part));
+    if (!joined) {
+      joined = part;
+      joined_lanes = n;
+      continue;
+    }
+    // Both widened to the joined length (the lanes past each one unused),
+    // then one two-source shuffle takes the first's lanes and the part's.
+    const int total = joined_lanes + n;
+    std::vector<int> widen_joined(static_cast<size_t>(total), llvm::PoisonMaskElem);
+    std::vector<int> widen_part(static_cast<size_t>(total), llvm::PoisonMaskElem);
+    std::vector<int> both(static_cast<size_t>(total));
+    for (int i = 0; i < total; ++i) {
+      if (i < joined_lanes) widen_joined[static_cast<size_t>(i)] = i;
+      if (i < n) widen_part[static_cast<size_t>(i)] = i;
+      both[static_cast<size_t>(i)] = i < joined_lanes ? i : total + (i - joined_lanes);
+    }
+    joined = b_.CreateShuffleVector(b_.CreateShuffleVector(joined, widen_joined),
+                                    b_.CreateShuffleVector(part, widen_part), both);
+    joined_lanes = total;
+  }
+  return joined;
 }
 
 void IrEmitter::EmitStore(const lower::Store& n) {
