@@ -1,5 +1,8 @@
 #include "common/lower/passes/auto_unroll.h"
 
+#include <functional>
+#include <vector>
+
 #include "absl/container/flat_hash_set.h"
 #include "common/lower/passes/vectorize.h"
 #include "common/lower/stmt_functor.h"
@@ -99,6 +102,18 @@ bool StridedIndex(const std::vector<Expr>& indices, const te::VarNode* var) {
   return false;
 }
 
+// Calls fn with the indices of every store and every load below s.
+void VisitAccessIndices(const Stmt& s, const std::function<void(const std::vector<Expr>&)>& fn) {
+  VisitStmts(s, [&](const Stmt& x) {
+    if (const Store* st = x.as<Store>()) fn(st->indices);
+  });
+  VisitExprs(s, [&](const Expr& e) {
+    te::PostOrderVisit(e, [&](const Expr& n) {
+      if (const auto* load = n.as<te::BufferLoad>()) fn(load->indices);
+    });
+  });
+}
+
 // Which vector accesses go lane by lane: those through a division only
 // (what every nest budgets), or strided ones too (an elementwise nest's).
 enum class LaneByLane { kDivisions, kDivisionsAndStrides };
@@ -122,14 +137,7 @@ int64_t PerLaneAccessNodes(const For& loop, LaneByLane which) {
       }
     }
   };
-  VisitStmts(loop.body, [&](const Stmt& x) {
-    if (const Store* st = x.as<Store>()) count(st->indices);
-  });
-  VisitExprs(loop.body, [&](const Expr& e) {
-    te::PostOrderVisit(e, [&](const Expr& n) {
-      if (const auto* load = n.as<te::BufferLoad>()) count(load->indices);
-    });
-  });
+  VisitAccessIndices(loop.body, count);
   return accesses * loop.extent;
 }
 
@@ -305,14 +313,8 @@ bool WalksWithAStride(const Stmt& s, const MarkedLoops& marked) {
       innermost = innermost && !(g && g->kind == ForKind::kUnrolled && marked.contains(g->var.get()));
     });
     if (!innermost) return;
-    const te::VarNode* var = f->var.get();
-    VisitStmts(f->body, [&](const Stmt& y) {
-      if (const Store* st = y.as<Store>()) strided = strided || StridedIndex(st->indices, var);
-    });
-    VisitExprs(f->body, [&](const Expr& e) {
-      te::PostOrderVisit(e, [&](const Expr& n) {
-        if (const auto* load = n.as<te::BufferLoad>()) strided = strided || StridedIndex(load->indices, var);
-      });
+    VisitAccessIndices(f->body, [&](const std::vector<Expr>& indices) {
+      strided = strided || StridedIndex(indices, f->var.get());
     });
   });
   return strided;
