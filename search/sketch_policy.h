@@ -65,6 +65,11 @@ struct SketchPolicyStats {
   // programs whose vector code scatters its stores (lowered_programs.h).
   int64_t lowered_copies = 0;
   int64_t scattering_skipped = 0;
+  // Where a batch's programs came from: the evolution's ranking, or the
+  // round's random samples (eps-greedy, all of a batch before the model
+  // learns, and any shortfall of new code in the ranking).
+  int64_t evolved_picks = 0;
+  int64_t sampled_picks = 0;
 };
 
 std::unique_ptr<SearchPolicy> MakeSketchPolicy(te::ComputeDagPtr dag, const HardwareParams& hw,
