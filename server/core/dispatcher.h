@@ -46,7 +46,9 @@ struct DispatcherOptions {
   double build_timeout_s = kBuildTimeoutS;
 };
 
-// Receives every stored result (after commit), in report order.
+// Receives every stored result (after commit), in report order; a trial
+// reported twice comes once. Called before the results' tasks leave the
+// dispatcher's book: Outstanding() counts them until OnResults returns.
 class ResultSink {
  public:
   virtual ~ResultSink() = default;

@@ -5,11 +5,25 @@
 #include "server/core/record_from_result.h"
 
 namespace tuneforge::server {
+namespace {
+
+// The results the store took as new: a trial reported twice (two leases of
+// one task reporting at once) is counted once. A re-timing is passed on
+// either way: the job manager re-reads its totals from the store.
+std::vector<MeasuredResult> NewResults(std::vector<MeasuredResult> results, const std::vector<int64_t>& ids) {
+  std::vector<MeasuredResult> fresh;
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i].is_retime() || i >= ids.size() || ids[i] != 0) fresh.push_back(std::move(results[i]));
+  return fresh;
+}
+
+}  // namespace
 
 absl::StatusOr<ReportOutcome> DispatcherImpl::Report(const WorkerReport& report) {
   std::vector<MeasuredResult> records;
   std::vector<std::string> task_ids;
   ReportOutcome outcome;
+  ResultSink* sink = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const WorkerEntry* w = workers_.Find(report.worker_id);
@@ -26,6 +40,7 @@ absl::StatusOr<ReportOutcome> DispatcherImpl::Report(const WorkerReport& report)
                                   result.result));
       task_ids.push_back(result.task_id);
     }
+    sink = sink_;
   }
   if (records.empty()) return outcome;
   absl::StatusOr<AddOutcome> added = store_->AddResults(records);
@@ -33,7 +48,9 @@ absl::StatusOr<ReportOutcome> DispatcherImpl::Report(const WorkerReport& report)
   outcome.accepted = added->accepted;
   outcome.updated = added->updated;
   outcome.duplicate = added->duplicate;
-  ResultSink* sink = nullptr;
+  // The job manager takes the results in before their tasks leave the book:
+  // a job whose last task is done is planned, or ended, with them counted.
+  if (sink) sink->OnResults(NewResults(std::move(records), added->ids));
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const std::string& id : task_ids) book_.Finish(id);
@@ -43,9 +60,7 @@ absl::StatusOr<ReportOutcome> DispatcherImpl::Report(const WorkerReport& report)
       // A lease whose tasks are all reported is over.
       if (book_.EndLeaseIfDone(report.lease_id)) w->leases.erase(report.lease_id);
     }
-    sink = sink_;
   }
-  if (sink) sink->OnResults(records);
   return outcome;
 }
 
@@ -82,10 +97,11 @@ void DispatcherImpl::StoreLost(const std::vector<MeasuredResult>& lost) {
   ResultSink* sink;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const MeasuredResult& r : lost) book_.Finish(r.record.task_id);
     sink = sink_;
   }
-  if (sink) sink->OnResults(lost);
+  if (sink) sink->OnResults(NewResults(lost, added->ids));  // before the tasks leave the book (Report)
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const MeasuredResult& r : lost) book_.Finish(r.record.task_id);
 }
 
 }  // namespace tuneforge::server

@@ -117,6 +117,7 @@ absl::StatusOr<JobUpdate> JobManagerImpl::WaitForUpdate(const std::string& id, u
 void JobManagerImpl::OnResults(const std::vector<MeasuredResult>& results) {
   // A re-timing changed a stored record: the job's best and error count are
   // read back from the store (committed before this call).
+  std::lock_guard<std::mutex> totals_lock(totals_mu_);
   std::map<std::string, JobTotals> retimed_jobs;
   for (const MeasuredResult& r : results) {
     const std::string& job_id = r.record.job_id;

@@ -58,6 +58,9 @@ class JobManagerImpl : public JobManager {
   JobSearch search_;
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
+  // Held from reading a job's totals to applying them (OnResults): two
+  // reports at once must not apply an older read over a newer one.
+  std::mutex totals_mu_;
   std::map<std::string, std::unique_ptr<JobRuntime>> jobs_;
   bool stopping_ = false;
   std::thread search_thread_;

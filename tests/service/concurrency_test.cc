@@ -23,7 +23,10 @@ constexpr int kTrials = 4;
 class Client {
  public:
   explicit Client(Cluster& c)
-      : cluster_(c), channel_(c.NewChannel()), jobs_(v1::Jobs::NewStub(channel_)) {}
+      : cluster_(c),
+        channel_(c.NewChannel()),
+        jobs_(v1::Jobs::NewStub(channel_)),
+        records_(v1::Records::NewStub(channel_)) {}
 
   absl::StatusOr<v1::Job> Submit(int index) {
     v1::SubmitJobRequest request;
@@ -51,6 +54,17 @@ class Client {
     grpc::Status s = jobs_->Get(cluster_.Context().get(), request, &response);
     if (!s.ok()) return rpc::FromGrpc(s);
     return response.job();
+  }
+
+  // The store's fastest record of the workload.
+  absl::StatusOr<v1::Record> Best(const std::string& workload_key) {
+    v1::BestRequest request;
+    request.set_workload_key(workload_key);
+    v1::BestResponse response;
+    grpc::Status s = records_->Best(cluster_.Context().get(), request, &response);
+    if (!s.ok()) return rpc::FromGrpc(s);
+    if (!response.found()) return absl::NotFoundError("no best record of " + workload_key);
+    return response.record();
   }
 
   // Follows the job to its end; checks trials_done never goes down and the
@@ -88,6 +102,7 @@ class Client {
   Cluster& cluster_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Jobs::Stub> jobs_;
+  std::unique_ptr<v1::Records::Stub> records_;
 };
 
 // What one List said about a job must not be ahead of a Get made after it.
@@ -136,6 +151,16 @@ TEST(ConcurrencyTest, EightClientsSeeConsistentState) {
         ASSERT_TRUE(last.ok()) << last.status();
         EXPECT_EQ(last->state(), v1::JOB_STATE_DONE) << last->error();
         EXPECT_EQ(last->trials_done(), kTrials);
+        // A finished job is final: every result, its re-timings too, was
+        // counted before Watch said it ended, so its best is the store's
+        // (each job has a workload of its own) and it changes no more.
+        absl::StatusOr<v1::Record> best = client.Best(last->best_workload_key());
+        ASSERT_TRUE(best.ok()) << best.status();
+        EXPECT_EQ(last->best_seconds(), best->median_seconds()) << id << " ended before its last re-timing counted";
+        EXPECT_EQ(last->best_schedule_json(), best->schedule_json());
+        absl::StatusOr<v1::Job> after = client.Get(id);
+        ASSERT_TRUE(after.ok()) << after.status();
+        EXPECT_EQ(after->SerializeAsString(), last->SerializeAsString()) << id << " changed after it finished";
       }
     });
   }
