@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "search/annotation/annotation.h"
+#include "search/droplet/neighbours.h"
 #include "search/features/features.h"
 #include "search/sketch_generation.h"
 #include "search/sketch_selection/sketch_bandit.h"
@@ -48,18 +49,23 @@ class SketchPolicy : public SearchPolicy {
       out.push_back(s.steps());
       return true;
     };
+    size_t neighbours = 0;
     if (model_->trained()) {
       const int n_random = static_cast<int>(options_.eps_greedy * n + 0.5);
+      ProposeNeighboursOfBest(static_cast<int>(options_.best_neighbour_share * n + 0.5), take);
+      neighbours = out.size();
+      const int n_evolved = n - n_random - static_cast<int>(neighbours);
       if (by_sketch)
-        ProposeBySketch(n - n_random, take);
+        ProposeBySketch(n_evolved, take);
       else
-        ProposeEvolved(init, n - n_random, take);
+        ProposeEvolved(init, n_evolved, take);
     }
-    const size_t evolved = out.size();
+    const size_t evolved = out.size() - neighbours;
     std::shuffle(init.begin(), init.end(), rng_);  // eps-greedy (or all, before the model learns)
     for (const schedule::State& s : init) take(s);
+    stats_->neighbour_picks += static_cast<int64_t>(neighbours);
     stats_->evolved_picks += static_cast<int64_t>(evolved);
-    stats_->sampled_picks += static_cast<int64_t>(out.size() - evolved);
+    stats_->sampled_picks += static_cast<int64_t>(out.size() - evolved - neighbours);
     seen_.insert(picked.begin(), picked.end());
     stats_->lowered_copies = programs_->copies();
     stats_->scattering_skipped = programs_->scattering();
@@ -109,6 +115,28 @@ class SketchPolicy : public SearchPolicy {
 
  private:
   using Take = std::function<bool(const schedule::State&)>;
+
+  // Up to `want` neighbours of the best measured program never proposed:
+  // the nearest steps out first, one knob moved before several, each
+  // group the model's best first. Copies of code proposed before are
+  // passed over (take refuses them), so a step whose moves all lower alike
+  // gives way to the next.
+  void ProposeNeighboursOfBest(int want, const Take& take) {
+    if (want <= 0 || measured_.empty()) return;
+    const Measured& best = *std::max_element(measured_.begin(), measured_.end(), [](const Measured& a,
+                                                                                     const Measured& b) {
+      return a.throughput < b.throughput;
+    });
+    const ProgramSpace space = ProgramSpace::Of(best.state, hw_);
+    const SpacePoint origin = space.Origin();
+    int taken = 0;
+    for (int step = 1; step < std::min(space.widest(), kNeighbourSteps + 1) && taken < want; ++step) {
+      NeighbourPrograms fresh = FreshNeighbours(space, origin, step, kNeighbourLimit, hw_, seen_, rng_);
+      for (std::vector<schedule::State>* group : {&fresh.single, &fresh.several})
+        for (const schedule::State& s : RankByModel(std::move(*group), *model_))
+          if (taken < want && take(s)) ++taken;
+    }
+  }
 
   // Ansor's: one evolution from the round's samples and the best measured.
   void ProposeEvolved(const std::vector<schedule::State>& init, int want, const Take& take) {
@@ -264,6 +292,11 @@ class SketchPolicy : public SearchPolicy {
   // the ranking is lowered a stretch at a time only as far as it is taken
   // (0.02-0.1 s a round of that tuning at 64), so the list goes deep.
   static constexpr int kEvolvedPerSlot = 64;
+  // The neighbours of the best generated per step (Droplet's descent, which
+  // fills whole rounds with them, takes 512), and the steps out a round
+  // looks before it leaves the rest of the share to the evolution.
+  static constexpr int kNeighbourLimit = 128;
+  static constexpr int kNeighbourSteps = 4;
   // An evolution over fewer programs than this finds little.
   static constexpr int kMinSamplesPerSketch = 64;
   static constexpr int kMinPopulationPerSketch = 256;

@@ -10,7 +10,9 @@
 //                                     from one tile family)
 //                                  + n*eps random samples, none seen before
 //               and none that lowers to code proposed before
-//               (lowered_programs.h)
+//               (lowered_programs.h); optionally a share of the n(1-eps)
+//               from the best measured program's neighbours
+//               (best_neighbour_share, off by default)
 //               learned sketch selection: the n(1-eps) are shared among the
 //               sketches by a bandit (sketch_selection/), one evolutionary
 //               search per sketch over its own samples and measured programs;
@@ -46,6 +48,16 @@ struct SketchPolicyOptions {
   // but cost a matmul seed 1.04x -> 0.84x: not shown to win
   // (bench/search/results/family-quota-2026-11-29-zen3.txt).
   double max_family_share = 1.0;
+  // Share of each batch taken from the best measured program's neighbours
+  // in its own parameter space (droplet/neighbours.h), the model's best
+  // first: one knob moved a step, then several; further steps once those
+  // were all proposed. Not Ansor's: its evolution ranks every program by the
+  // model alone, and a tuning can stop inside one family while the
+  // neighbours of its best are never measured. 0 (Ansor's) by default: at
+  // 1/8 matmul 1024^3 tunings ended at or above oneDNN on 8 of 8 seeds
+  // (Ansor's 5 of 6) but a conv 3x3 seed stopped at 0.83x (Ansor's 0.98x):
+  // not shown to win (bench/search/results/best-neighbour-share-2026-12-06-zen5.txt).
+  double best_neighbour_share = 0;
   SketchSelection sketch_selection = SketchSelection::kUniform;
   MutationChoice mutation_choice = MutationChoice::kFixed;
 };
@@ -70,6 +82,7 @@ struct SketchPolicyStats {
   // learns, and any shortfall of new code in the ranking).
   int64_t evolved_picks = 0;
   int64_t sampled_picks = 0;
+  int64_t neighbour_picks = 0;  // neighbours of the best measured program
 };
 
 std::unique_ptr<SearchPolicy> MakeSketchPolicy(te::ComputeDagPtr dag, const HardwareParams& hw,

@@ -4,10 +4,9 @@
 #include <optional>
 
 #include "absl/container/flat_hash_set.h"
-#include "search/annotation/annotation.h"
+#include "search/droplet/neighbours.h"
 #include "search/droplet/program_space.h"
 #include "search/droplet/significance.h"
-#include "search/features/features.h"
 
 namespace tuneforge::search {
 namespace {
@@ -18,6 +17,14 @@ struct Timed {
   std::vector<double> repeats;
 };
 
+// Droplet's first phase is Ansor's search as published: the ansor policy's
+// own exploitation of its best (best_neighbour_share) would take the
+// descent's part.
+SketchPolicyOptions AnsorPhase(SketchPolicyOptions options) {
+  options.best_neighbour_share = 0;
+  return options;
+}
+
 class DropletPolicy : public SearchPolicy {
  public:
   DropletPolicy(te::ComputeDagPtr dag, const HardwareParams& hw, std::shared_ptr<SharedCostModel> model,
@@ -26,7 +33,7 @@ class DropletPolicy : public SearchPolicy {
       : dag_(dag), hw_(hw), model_(model), rng_(seed ^ 0x9e3779b97f4a7c15ULL), options_(options),
         stats_(stats ? stats : &own_stats_),
         programs_(std::make_shared<LoweredPrograms>(hw.gpu, /*skip_scattering=*/true)),
-        ansor_(MakeSketchPolicy(std::move(dag), hw, std::move(model), seed, ansor, nullptr, programs_)) {}
+        ansor_(MakeSketchPolicy(std::move(dag), hw, std::move(model), seed, AnsorPhase(ansor), nullptr, programs_)) {}
 
   std::vector<std::vector<schedule::Step>> Propose(int n) override {
     if (n <= 0) return {};
@@ -46,10 +53,10 @@ class DropletPolicy : public SearchPolicy {
     // model's best moves of several knobs.
     std::vector<schedule::State> ranked;
     for (;;) {
-      Fresh fresh = FreshNeighbours();
-      ranked = NewCode(RankByModel(std::move(fresh.single)), n);
+      NeighbourPrograms fresh = StepNeighbours();
+      ranked = NewCode(Ranked(std::move(fresh.single)), n);
       if (const int left = n - static_cast<int>(ranked.size()); left > 0)
-        for (schedule::State& s : NewCode(RankByModel(std::move(fresh.several)), left))
+        for (schedule::State& s : NewCode(Ranked(std::move(fresh.several)), left))
           ranked.push_back(std::move(s));
       if (!ranked.empty()) break;
       if (!GrowStep()) return Propose(n);  // exhausted: Ansor again, or nothing
@@ -142,25 +149,10 @@ class DropletPolicy : public SearchPolicy {
     return false;
   }
 
-  // Neighbours at the current step that replay and were never proposed:
-  // those that move one knob, and those that move several.
-  struct Fresh {
-    std::vector<schedule::State> single, several;
-  };
-  Fresh FreshNeighbours() {
-    Fresh out;
-    absl::flat_hash_set<uint64_t> hashes;
-    for (const SpacePoint& p : Neighbours(*space_, point_, step_, options_.neighbour_limit, rng_)) {
-      absl::StatusOr<schedule::State> s = space_->At(p);
-      if (!s.ok() || seen_.contains(s->Hash()) || !hashes.insert(s->Hash()).second) continue;
-      if (hw_.gpu && !WithinGpuLimits(*s, hw_)) continue;  // over a block's limits: skipped, not measured
-      if (!WithinRegisterFile(*s, hw_)) continue;            // accumulators spill: skipped, not measured
-      int moved = 0;
-      for (size_t k = 0; k < p.size(); ++k) moved += p[k] != point_[k];
-      (moved == 1 ? out.single : out.several).push_back(*std::move(s));
-    }
+  // Neighbours at the current step that replay and were never proposed.
+  NeighbourPrograms StepNeighbours() {
     proposed_at_step_ = true;
-    return out;
+    return FreshNeighbours(*space_, point_, step_, options_.neighbour_limit, hw_, seen_, rng_);
   }
 
   // The first `n` whose code was never proposed (a knob the code does not
@@ -181,28 +173,9 @@ class DropletPolicy : public SearchPolicy {
     return out;
   }
 
-  // Those that lower (features extract), best scored first; in the given
-  // order while the model is untrained.
-  std::vector<schedule::State> RankByModel(std::vector<schedule::State> states) {
+  std::vector<schedule::State> Ranked(std::vector<schedule::State> states) {
     if (states.empty()) return {};
-    std::vector<absl::StatusOr<ProgramFeatures>> features = ExtractFeaturesBatch(states, 0);
-    std::vector<schedule::State> valid;
-    std::vector<const ProgramFeatures*> ptrs;
-    for (size_t i = 0; i < states.size(); ++i)
-      if (features[i].ok()) {
-        valid.push_back(std::move(states[i]));
-        ptrs.push_back(&*features[i]);
-      }
-    std::vector<size_t> order(valid.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    scored_last_ = model_->trained() ? static_cast<int64_t>(ptrs.size()) : 0;
-    if (model_->trained()) {
-      std::vector<float> scores = model_->Predict(ptrs);
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-    }
-    std::vector<schedule::State> out;
-    for (size_t i : order) out.push_back(std::move(valid[i]));
-    return out;
+    return RankByModel(std::move(states), *model_, &scored_last_);
   }
 
   te::ComputeDagPtr dag_;

@@ -178,6 +178,7 @@ TEST(LoweredProgramsTest, SketchPolicyFillsBatchesFromTheRankingPastItsCopies) {
   SketchPolicyStats stats;
   SketchPolicyOptions options = testing::SmallAnsorOptions(3);
   options.eps_greedy = 0.05;  // 2 of a 32-program batch
+  options.best_neighbour_share = 0;  // the rest from the ranking (best_neighbours_test.cc has the share)
   std::unique_ptr<SearchPolicy> policy = MakeSketchPolicy(w.dag, OneCore(), model, 7, options, &stats);
   int64_t copies_after_first = 0;
   for (int round = 0; round < 6; ++round) {
