@@ -134,6 +134,11 @@ bool IsUntouchedComputeStage(const State& state, int stage) {
          !IsCacheWriteStage(state, stage) && !HasCacheWriteStage(state, stage);
 }
 
+int64_t LastAxisExtent(const State& state, int stage) {
+  const std::vector<te::IterVar>& axes = state.stage(stage).op->axes;
+  return axes.empty() ? 1 : axes.back().extent;
+}
+
 int64_t SpatialSize(const State& state, int stage) {
   int64_t n = 1;
   for (const te::IterVar& a : state.stage(stage).op->axes) n *= a.extent;

@@ -27,7 +27,6 @@ bool HasCacheWriteStage(const schedule::State& state, int stage);
 bool IsCacheReadStage(const schedule::State& state, int stage);
 // Some input of `stage` is such a copy (the stage's input was packed).
 bool ReadsCacheReadStage(const schedule::State& state, int stage);
-bool ReadsCacheReadStage(const schedule::State& state, int stage);
 // `stage` is such a copy of a constant placeholder (a packed weight).
 bool IsConstantCopy(const schedule::State& state, int stage);
 // `stage` is computed from constant placeholders alone (through the stages
@@ -47,6 +46,9 @@ std::vector<int> WeightVectorAxes(const schedule::State& state, int stage);
 // A computed stage no rule has touched yet: not inlined, loops untransformed,
 // no cache-write stage on either side (what rfactor-like rules start from).
 bool IsUntouchedComputeStage(const schedule::State& state, int stage);
+// The extent of the stage's op's last spatial axis (its output's
+// contiguous one); 1 when it has none.
+int64_t LastAxisExtent(const schedule::State& state, int stage);
 // Products of the extents of the stage's op's spatial and reduction axes.
 int64_t SpatialSize(const schedule::State& state, int stage);
 int64_t ReductionSize(const schedule::State& state, int stage);

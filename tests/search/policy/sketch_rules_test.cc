@@ -155,6 +155,45 @@ TEST(SketchRulesTest, AConvsOutputChannelsCanBeTheInnermostTileAxis) {
   EXPECT_THAT(Describe(Sketches("matmul:M=256,N=256,K=256")), ::testing::Not(HasSubstr("innermost")));
 }
 
+int SketchesWithoutCacheStage(const std::vector<Sketch>& sketches, const std::string& stage) {
+  int without = 0;
+  for (const Sketch& sk : sketches) without += sk.state.StageIndex(stage + ".local") < 0;
+  return without;
+}
+
+int SketchesWithoutInnermost(const std::vector<Sketch>& sketches, const std::string& axis) {
+  int without = 0;
+  for (const Sketch& sk : sketches)
+    without += absl::StrJoin(sk.derivation, "; ").find(axis + " innermost") == std::string::npos;
+  return without;
+}
+
+TEST(SketchRulesTest, RowsShorterThanAVectorAreTiledOnlyThroughACacheStage) {
+  // A 14-wide row fills 14 of 16 lanes: written in place, or with the row
+  // innermost in the register tile, every vector would be partial. Every
+  // sketch of the conv accumulates in a cache stage with the output
+  // channels innermost (the weight loads as whole vectors).
+  const std::string narrow = "conv2d:N=1,C=256,H=14,W=14,K=256,R=3,S=3,pad=1";
+  std::vector<Sketch> s = Sketches(narrow);
+  ASSERT_EQ(s.size(), 4u) << Describe(s);  // fusion levels 1 and 2, the weight packed or not
+  EXPECT_EQ(SketchesWithoutCacheStage(s, "conv2d"), 0) << Describe(s);
+  EXPECT_EQ(SketchesWithoutInnermost(s, "k"), 0) << Describe(s);
+  EXPECT_EQ(SketchesWithoutCacheStage(Sketches("matmul:M=256,N=8,K=256"), "C"), 0);
+  // Rows of a vector or more keep Ansor's sketches without the cache and
+  // the tiling in the axes' order as well.
+  std::vector<Sketch> wide = Sketches("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1");
+  EXPECT_GT(SketchesWithoutCacheStage(wide, "conv2d"), 0) << Describe(wide);
+  EXPECT_GT(SketchesWithoutInnermost(wide, "k"), SketchesWithoutCacheStage(wide, "conv2d")) << Describe(wide);
+  EXPECT_GT(SketchesWithoutCacheStage(Sketches("matmul:M=256,N=16,K=256"), "C"), 0);
+  // So do 14-wide rows where a vector holds 8 floats (AVX2).
+  HardwareParams avx2 = TwoCores();
+  avx2.vector_lanes = 8;
+  absl::StatusOr<std::vector<Sketch>> eight_lanes = GenerateCpuSketches(MustParse(narrow).dag, avx2);
+  ASSERT_TRUE(eight_lanes.ok()) << eight_lanes.status();
+  EXPECT_GT(SketchesWithoutCacheStage(*eight_lanes, "conv2d"), 0) << Describe(*eight_lanes);
+  EXPECT_GT(SketchesWithoutInnermost(*eight_lanes, "k"), SketchesWithoutCacheStage(*eight_lanes, "conv2d"));
+}
+
 TEST(SketchRulesTest, ConvWithBiasAndReluInlinesPaddingAndBiasAndFusesTheConv) {
   std::vector<Sketch> s = Sketches("conv2d+bias+relu:N=1,C=64,H=14,W=14,K=64,R=3,S=3,pad=1");
   ASSERT_FALSE(s.empty());
