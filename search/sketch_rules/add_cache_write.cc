@@ -29,7 +29,7 @@ class AddCacheWriteRule : public SketchRule {
         HasCacheWriteStage(state, stage) || SingleElementwiseConsumer(state, stage) >= 0 ||
         ReadsCacheReadStage(state, stage))
       return RuleDecision::kSkip;
-    if (always_ || LastAxisExtent(state, stage) < hw.vector_lanes) return RuleDecision::kApplyAndSkipRest;
+    if (always_ || RowsShorterThanAVector(state, stage, hw.vector_lanes)) return RuleDecision::kApplyAndSkipRest;
     return RuleDecision::kApply;
   }
   std::vector<DerivedState> Apply(const schedule::State& state, int stage,

@@ -43,7 +43,7 @@ class MultiLevelTilingWithFusionRule : public SketchRule {
     std::vector<int> inner_axes = {-1};
     if (weight_vector_variants_) {
       const std::vector<int> weight_axes = WeightVectorAxes(state, stage);
-      if (!weight_axes.empty() && LastAxisExtent(state, stage) < hw.vector_lanes) inner_axes.clear();
+      if (!weight_axes.empty() && RowsShorterThanAVector(state, stage, hw.vector_lanes)) inner_axes.clear();
       inner_axes.insert(inner_axes.end(), weight_axes.begin(), weight_axes.end());
     }
     std::vector<DerivedState> out;

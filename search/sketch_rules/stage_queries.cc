@@ -134,9 +134,9 @@ bool IsUntouchedComputeStage(const State& state, int stage) {
          !IsCacheWriteStage(state, stage) && !HasCacheWriteStage(state, stage);
 }
 
-int64_t LastAxisExtent(const State& state, int stage) {
+bool RowsShorterThanAVector(const State& state, int stage, int vector_lanes) {
   const std::vector<te::IterVar>& axes = state.stage(stage).op->axes;
-  return axes.empty() ? 1 : axes.back().extent;
+  return axes.empty() || axes.back().extent < vector_lanes;
 }
 
 int64_t SpatialSize(const State& state, int stage) {

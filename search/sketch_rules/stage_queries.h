@@ -46,9 +46,10 @@ std::vector<int> WeightVectorAxes(const schedule::State& state, int stage);
 // A computed stage no rule has touched yet: not inlined, loops untransformed,
 // no cache-write stage on either side (what rfactor-like rules start from).
 bool IsUntouchedComputeStage(const schedule::State& state, int stage);
-// The extent of the stage's op's last spatial axis (its output's
-// contiguous one); 1 when it has none.
-int64_t LastAxisExtent(const schedule::State& state, int stage);
+// The stage's output rows (its op's last spatial axis, the contiguous
+// one) are shorter than a vector of `vector_lanes`: every vector along
+// them is partial (a 14-wide row on AVX-512); so is a scalar output's.
+bool RowsShorterThanAVector(const schedule::State& state, int stage, int vector_lanes);
 // Products of the extents of the stage's op's spatial and reduction axes.
 int64_t SpatialSize(const schedule::State& state, int stage);
 int64_t ReductionSize(const schedule::State& state, int stage);
