@@ -12,7 +12,7 @@
 //               and none that lowers to code proposed before
 //               (lowered_programs.h); optionally a share of the n(1-eps)
 //               from the best measured program's neighbours
-//               (best_neighbour_share, off by default)
+//               (best_neighbour_share, an eighth by default)
 //               learned sketch selection: the n(1-eps) are shared among the
 //               sketches by a bandit (sketch_selection/), one evolutionary
 //               search per sketch over its own samples and measured programs;
@@ -53,11 +53,16 @@ struct SketchPolicyOptions {
   // first: one knob moved a step, then several; further steps once those
   // were all proposed. Not Ansor's: its evolution ranks every program by the
   // model alone, and a tuning can stop inside one family while the
-  // neighbours of its best are never measured. 0 (Ansor's) by default: at
-  // 1/8 matmul 1024^3 tunings ended at or above oneDNN on 8 of 8 seeds
-  // (Ansor's 5 of 6) but a conv 3x3 seed stopped at 0.83x (Ansor's 0.98x):
-  // not shown to win (bench/search/results/best-neighbour-share-2026-12-06-zen5.txt).
-  double best_neighbour_share = 0;
+  // neighbours of its best are never measured. 1/8 by default (0: Ansor's):
+  // matmul 1024^3 tunings ended at or above oneDNN on 8 of 8 seeds (Ansor's
+  // 5 of 6, one stopped at 0.94x); a conv 3x3 seed that stopped at 0.83x
+  // with it had locked into a tiling along 14-wide rows, which the sketch
+  // rules no longer derive, and since then conv 3x3 seeds 1-4 end as
+  // without it (0.98-1.01x oneDNN, tuning bests 458-485 against 461-469
+  // GFLOPS) and a depthwise conv as fast
+  // (bench/search/results/best-neighbour-share-2026-12-06-zen5.txt,
+  // neighbour-share-default-2026-12-06-zen5.txt).
+  double best_neighbour_share = 0.125;
   SketchSelection sketch_selection = SketchSelection::kUniform;
   MutationChoice mutation_choice = MutationChoice::kFixed;
 };
