@@ -4,7 +4,7 @@
 //   tuneforge-bench [--json] [--threads 1,2] [--quick]
 //   tuneforge-bench --service [--json] [--quick]   (bench/service/)
 //   tuneforge-bench --search-round [--round-workload SPEC] [--json]   (bench/search/)
-//   tuneforge-bench --tuning [--trials N] [--policies ansor,random,ansor:sketch-selection=learned:mutation-choice=learned] [--workloads a,b] [--keep-dbs DIR]
+//   tuneforge-bench --tuning [--trials N] [--policies ansor,random,ansor:neighbour-share=0,ansor:sketch-selection=learned:mutation-choice=learned] [--workloads a,b] [--keep-dbs DIR]
 //
 // Rows: the shipped expert schedules (tests/data/schedules) and the naive
 // program, measured through the same sandboxed runner `tuneforge measure`
@@ -272,7 +272,8 @@ int main(int argc, char** argv) {
   app.add_option("--trials", tuning_opt.trials, "trials per tuning (with --tuning; default 1000)");
   app.add_option("--policies", policies,
                  "policies to tune with (with --tuning); tune flags may follow a name: "
-                 "ansor:sketch-selection=learned:mutation-choice=learned");
+                 "ansor:sketch-selection=learned:mutation-choice=learned, ansor:neighbour-share=0 (Ansor's "
+                 "search alone)");
   app.add_option("--workloads", workloads, "workloads to tune (with --tuning; default all)");
   CompileSplitOptions compile_split;
   app.add_option("--compile-split", compile_split.db_path,

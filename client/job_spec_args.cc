@@ -44,6 +44,10 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--mutation-choice", args->mutation_choice,
                   "how ansor's evolution picks a mutation rule for a program: fixed (Ansor's weights, the "
                   "default) or learned (a predictor trained on this target's evolutions and measurements)");
+  cmd->add_option_function<double>(
+      "--neighbour-share", [args](const double& share) { args->neighbour_share = share; },
+      "share of each ansor round, once the cost model has trained, spent on the neighbours of the best measured "
+      "program in its own parameter space, 0 to 1 (default 0.125; 0: Ansor's evolutionary search alone)");
   cmd->add_option("--task-scheduler", args->task_scheduler,
                   "how a job of several workloads shares each round: round-robin (the default) or gradient "
                   "(where the weighted sum of latencies is expected to fall most)");
@@ -163,6 +167,13 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
   if (args.droplet_after > 0 && args.policy != "droplet")
     return absl::InvalidArgumentError("--droplet-after sets when the droplet policy's descent starts; add "
                                       "--policy droplet or drop it");
+  if (args.neighbour_share && !(*args.neighbour_share >= 0 && *args.neighbour_share <= 1))
+    return absl::InvalidArgumentError(absl::StrCat("--neighbour-share is ", *args.neighbour_share,
+                                                   "; give a share of each round from 0 (Ansor's search alone) to 1 "
+                                                   "(default 0.125)"));
+  if (args.neighbour_share && args.policy == "random")
+    return absl::InvalidArgumentError("--neighbour-share sets how much of ansor's rounds go to the best program's "
+                                      "neighbours; random search has none: drop it or use --policy ansor");
   if (!args.sketch_selection.empty() && args.policy == "random")
     return absl::InvalidArgumentError("--sketch-selection chooses among ansor's sketches; random search has none: "
                                       "drop it or use --policy ansor");
@@ -210,6 +221,7 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
   spec.set_sketch_selection(args.sketch_selection);
   spec.set_droplet_after(args.droplet_after);
   spec.set_mutation_choice(args.mutation_choice);
+  if (args.neighbour_share) spec.set_neighbour_share(*args.neighbour_share);
   spec.mutable_weights()->Assign(args.weights.begin(), args.weights.end());
   spec.mutable_form_of()->Assign(conv_forms.form_of.begin(), conv_forms.form_of.end());
   for (bool untuned : conv_forms.untuned) spec.add_untuned(untuned);

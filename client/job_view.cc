@@ -147,6 +147,10 @@ Json JobToJson(const v1::Job& job) {
                                     ? Json(job.spec().droplet_after() > 0 ? job.spec().droplet_after()
                                                                           : search::kDefaultDropletAfter)
                                     : Json()},
+              {"neighbour_share", job.spec().policy() == "random"
+                                      ? Json()
+                                      : Json(job.spec().has_neighbour_share() ? job.spec().neighbour_share()
+                                                                              : search::kDefaultBestNeighbourShare)},
               {"estimated_latency_ms", EstimatedLatencySeconds(job) * 1e3},
               {"tasks", TasksToJson(job)}};
 }

@@ -35,6 +35,7 @@ std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, const PolicyContext& c
       SketchPolicyOptions options;
       options.sketch_selection = context.sketch_selection;
       options.mutation_choice = context.mutation_choice;
+      options.best_neighbour_share = context.best_neighbour_share;
       if (kind == PolicyKind::kAnsor)
         return MakeSketchPolicy(context.dag, context.hw, std::move(model), context.seed, options);
       DropletOptions droplet;

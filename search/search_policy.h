@@ -28,6 +28,11 @@ namespace tuneforge::search {
 // Droplet search's Ansor phase by default (the Droplet paper's 300 trials).
 inline constexpr int kDefaultDropletAfter = 300;
 
+// The ansor policy's share of each trained round spent on the best measured
+// program's neighbours (SketchPolicyOptions::best_neighbour_share, where the
+// measurements behind it are); 0 is Ansor's search alone.
+inline constexpr double kDefaultBestNeighbourShare = 0.125;
+
 struct MeasuredCandidate {
   std::vector<schedule::Step> steps;
   bool ok = false;       // measured correctly
@@ -67,6 +72,7 @@ struct PolicyContext {
   SketchSelection sketch_selection = SketchSelection::kUniform;  // kAnsor's (and kDroplet's Ansor phase)
   int droplet_after = kDefaultDropletAfter;  // kDroplet: trials of Ansor's search before the descent
   MutationChoice mutation_choice = MutationChoice::kFixed;  // kAnsor's (and kDroplet's Ansor phase)
+  double best_neighbour_share = kDefaultBestNeighbourShare;  // kAnsor's (and kDroplet's Ansor phase), 0 to 1
 };
 
 std::unique_ptr<SearchPolicy> MakePolicy(PolicyKind kind, const PolicyContext& context);

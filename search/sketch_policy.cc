@@ -54,7 +54,7 @@ class SketchPolicy : public SearchPolicy {
       const int n_random = static_cast<int>(options_.eps_greedy * n + 0.5);
       ProposeNeighboursOfBest(static_cast<int>(options_.best_neighbour_share * n + 0.5), take);
       neighbours = out.size();
-      const int n_evolved = n - n_random - static_cast<int>(neighbours);
+      const int n_evolved = std::max(0, n - n_random - static_cast<int>(neighbours));
       if (by_sketch)
         ProposeBySketch(n_evolved, take);
       else

@@ -62,7 +62,7 @@ struct SketchPolicyOptions {
   // GFLOPS) and a depthwise conv as fast
   // (bench/search/results/best-neighbour-share-2026-12-06-zen5.txt,
   // neighbour-share-default-2026-12-06-zen5.txt).
-  double best_neighbour_share = 0.125;
+  double best_neighbour_share = kDefaultBestNeighbourShare;
   SketchSelection sketch_selection = SketchSelection::kUniform;
   MutationChoice mutation_choice = MutationChoice::kFixed;
 };

@@ -66,8 +66,9 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
     shown.workload = WorkloadLabel(rt->job.spec.workloads[i], rt->workloads[i]);
     shown.weight = rt->tasks[i].weight;
     const int droplet_after = rt->job.spec.droplet_after > 0 ? rt->job.spec.droplet_after : search::kDefaultDropletAfter;
-    rt->policies.push_back(search::MakePolicy(
-        *kind, {rt->workloads[i].dag, hw, model, seed + i, *selection, droplet_after, *mutation_choice}));
+    const double neighbour_share = rt->job.spec.neighbour_share.value_or(search::kDefaultBestNeighbourShare);
+    rt->policies.push_back(search::MakePolicy(*kind, {rt->workloads[i].dag, hw, model, seed + i, *selection,
+                                                      droplet_after, *mutation_choice, neighbour_share}));
     if (i < measured.size()) {
       std::vector<std::vector<schedule::Step>> done;
       for (const std::string& text : measured[i])

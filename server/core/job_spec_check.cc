@@ -68,6 +68,9 @@ absl::StatusOr<std::vector<te::Workload>> CheckJobSpec(const JobSpec& spec) {
   if (spec.droplet_after < 0)
     return Bad(absl::StrCat("spec.droplet_after must be >= 0 (0: ", search::kDefaultDropletAfter, "), got ",
                             spec.droplet_after));
+  if (spec.neighbour_share && !(*spec.neighbour_share >= 0 && *spec.neighbour_share <= 1))
+    return Bad(absl::StrCat("spec.neighbour_share must be in [0, 1] (unset: ", search::kDefaultBestNeighbourShare,
+                            ", 0: Ansor's search alone), got ", *spec.neighbour_share));
   if (spec.retime_top < -1 || spec.retime_top > kMaxRetimeTop)
     return Bad(absl::StrCat("spec.retime_top must be in [-1, ", kMaxRetimeTop, "] (0: ", kDefaultRetimeTop,
                             ", -1: no re-timing), got ", spec.retime_top));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct JobSpec {
   std::string sketch_selection;           // search::ParseSketchSelection's names; "": uniform
   int droplet_after = 0;                  // policy droplet: Ansor's trials first; 0: kDefaultDropletAfter
   std::string mutation_choice;            // search::ParseMutationChoice's names; "": fixed
+  // Ansor's (and droplet's Ansor phase's) share of a trained round spent on
+  // the best program's neighbours, in [0, 1]; unset: kDefaultBestNeighbourShare.
+  std::optional<double> neighbour_share;
   // Per workload: 0, or 1 + the index of the earlier workload it is another
   // form of (same outputs, another algorithm). Empty: none.
   std::vector<int> form_of;

@@ -35,6 +35,7 @@ JobSpec FromProto(const v1::JobSpec& spec) {
   s.sketch_selection = spec.sketch_selection();
   s.droplet_after = spec.droplet_after();
   s.mutation_choice = spec.mutation_choice();
+  if (spec.has_neighbour_share()) s.neighbour_share = spec.neighbour_share();
   s.form_of.assign(spec.form_of().begin(), spec.form_of().end());
   s.untuned.assign(spec.untuned().begin(), spec.untuned().end());
   return s;

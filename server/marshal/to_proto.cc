@@ -35,6 +35,7 @@ v1::JobSpec ToProto(const JobSpec& spec) {
   p.set_sketch_selection(spec.sketch_selection);
   p.set_droplet_after(spec.droplet_after);
   p.set_mutation_choice(spec.mutation_choice);
+  if (spec.neighbour_share) p.set_neighbour_share(*spec.neighbour_share);
   p.mutable_form_of()->Assign(spec.form_of.begin(), spec.form_of.end());
   for (bool u : spec.untuned) p.add_untuned(u);
   return p;

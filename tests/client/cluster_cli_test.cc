@@ -304,5 +304,42 @@ TEST_F(ClusterCliTest, AJobCanDescendFromItsBestProgramWithDroplet) {
   EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("known: ansor (the default), droplet, random"));
 }
 
+// The ansor policy's share of each round around its best program is a job
+// option: 0 runs Ansor's search alone to the end; unset, the job says it
+// has the default; a share outside [0, 1], or one for random search, is
+// refused.
+TEST_F(ClusterCliTest, AJobChoosesTheShareOfItsRoundsAroundTheBestProgram) {
+  ASSERT_TRUE(c().StartWorker().ok());
+  CliResult r = c().RunCliOnServer(
+      With({"submit", kMatmul32, "--trials", "12", "--batch", "4", "--neighbour-share", "0"}, kQuickMeasure));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.json["neighbour_share"], 0.0);
+  absl::StatusOr<v1::Job> done = c().WaitForJobEnd(r.json["job"], absl::Seconds(120));
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_EQ(done->state(), v1::JOB_STATE_DONE) << done->error();
+  EXPECT_EQ(done->trials_done(), 12);
+  CliResult status = c().RunCliOnServer({"status", r.json["job"].get<std::string>()});
+  EXPECT_EQ(status.json["neighbour_share"], 0.0);
+
+  CliResult plain = c().RunCliOnServer(With({"submit", kMatmul32, "--trials", "4", "--batch", "4"}, kQuickMeasure));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.json["neighbour_share"], 0.125);
+  CliResult droplet = c().RunCliOnServer(With(
+      {"submit", kMatmul32, "--trials", "4", "--policy", "droplet", "--neighbour-share", "0.5"}, kQuickMeasure));
+  ASSERT_EQ(droplet.exit_code, 0) << droplet.err;
+  EXPECT_EQ(droplet.json["neighbour_share"], 0.5) << "droplet's Ansor phase takes it too";
+
+  CliResult bad = c().RunCliOnServer({"submit", kMatmul32, "--trials", "4", "--neighbour-share", "1.5"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("--neighbour-share is 1.5; give a share"));
+  bad = c().RunCliOnServer(
+      {"submit", kMatmul32, "--trials", "4", "--policy", "random", "--neighbour-share", "0.25"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.json["error"].get<std::string>(), HasSubstr("random search has none"));
+  CliResult random = c().RunCliOnServer(With({"submit", kMatmul32, "--trials", "4", "--policy", "random"}, kQuickMeasure));
+  ASSERT_EQ(random.exit_code, 0) << random.err;
+  EXPECT_TRUE(random.json["neighbour_share"].is_null());
+}
+
 }  // namespace
 }  // namespace tuneforge::client_test

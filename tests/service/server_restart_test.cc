@@ -98,7 +98,9 @@ TEST(ServerRestartTest, FinishedJobAndItsBestSurviveACleanRestart) {
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   Cluster& c = **cluster;
   ASSERT_TRUE(c.StartWorker().ok());
-  absl::StatusOr<v1::Job> job = c.Submit(SmallJob("matmul:M=32,N=32,K=32", 4));
+  v1::JobSpec spec = SmallJob("matmul:M=32,N=32,K=32", 4);
+  spec.set_neighbour_share(0);  // Ansor's search alone: a 0 that is set, not the default
+  absl::StatusOr<v1::Job> job = c.Submit(spec);
   ASSERT_TRUE(job.ok()) << job.status();
   absl::StatusOr<v1::Job> done = c.WaitForJobEnd(job->id(), absl::Seconds(60));
   ASSERT_TRUE(done.ok()) << done.status();
@@ -112,6 +114,8 @@ TEST(ServerRestartTest, FinishedJobAndItsBestSurviveACleanRestart) {
   EXPECT_EQ(again->state(), v1::JOB_STATE_DONE);
   EXPECT_EQ(again->trials_done(), 4);
   EXPECT_DOUBLE_EQ(again->best_gflops(), done->best_gflops());
+  EXPECT_TRUE(again->spec().has_neighbour_share()) << "the job's options come back with it";
+  EXPECT_EQ(again->spec().neighbour_share(), 0);
   absl::StatusOr<std::vector<v1::Record>> records = c.JobRecords(job->id());
   ASSERT_TRUE(records.ok()) << records.status();
   EXPECT_EQ(records->size(), 4u);

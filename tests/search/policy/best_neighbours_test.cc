@@ -107,5 +107,26 @@ TEST(BestNeighboursTest, TheShareIsOfATrainedRoundAnEighthByDefault) {
   }
 }
 
+// A job's share (PolicyContext, from --neighbour-share) reaches the policy:
+// with all of a round theirs, every program proposed is a neighbour of the
+// best; the default is the policy's.
+TEST(BestNeighboursTest, APolicyMadeForAJobTakesItsShare) {
+  EXPECT_EQ(PolicyContext{}.best_neighbour_share, SketchPolicyOptions{}.best_neighbour_share);
+  te::Workload w = MustParse("matmul:M=64,N=64,K=64");
+  PolicyContext context;
+  context.dag = w.dag;
+  context.hw = OneCore();
+  context.cost_model = OneThreadXGBoost();
+  context.seed = 5;
+  context.best_neighbour_share = 1;
+  std::unique_ptr<SearchPolicy> policy = MakePolicy(PolicyKind::kAnsor, context);
+  const std::vector<Step> best = MeasureFirstRound(*policy, 24, 3);
+  ASSERT_TRUE(context.cost_model->trained());
+  std::vector<std::vector<Step>> batch = policy->Propose(6);
+  ASSERT_EQ(batch.size(), 6u);
+  for (const std::vector<Step>& steps : batch)
+    EXPECT_EQ(StepsThatDiffer(steps, best), 1) << "a neighbour of the best, not an evolved program";
+}
+
 }  // namespace
 }  // namespace tuneforge::search

@@ -3,6 +3,7 @@
 // restart, and reject bad specs with field-naming errors. Workers here are
 // the Dispatcher's own calls made by the test (no kernels run).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -319,6 +320,8 @@ TEST_F(CoreTest, BadSpecsNameTheField) {
       {[](JobSpec& s) { s.batch_size = 100000; }, "spec.batch_size"},
       {[](JobSpec& s) { s.task_scheduler = "annealing"; }, "spec.task_scheduler: task scheduler: unknown"},
       {[](JobSpec& s) { s.sketch_selection = "bandit"; }, "spec.sketch_selection: unknown sketch selection 'bandit'"},
+      {[](JobSpec& s) { s.neighbour_share = 1.5; }, "spec.neighbour_share must be in [0, 1]"},
+      {[](JobSpec& s) { s.neighbour_share = std::nan(""); }, "spec.neighbour_share must be in [0, 1]"},
       {[](JobSpec& s) { s.weights = {1, 2}; }, "spec.weights: 2 weights for 1 workloads"},
       {[](JobSpec& s) { s.weights = {0}; }, "spec.weights[0] must be in (0, "},
       {[](JobSpec& s) { s.form_of = {0, 0}; }, "spec.form_of: 2 entries for 1 workloads"},
