@@ -7,6 +7,7 @@
 #include "common/te/workload_forms.h"
 #include "measure/measure_proto.h"
 #include "search/mutation_choice/mutation_choice.h"
+#include "search/search_policy.h"
 #include "search/sketch_selection/sketch_selection.h"
 #include "search/task_scheduler/task_scheduler.h"
 
@@ -46,8 +47,9 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
                   "default) or learned (a predictor trained on this target's evolutions and measurements)");
   cmd->add_option_function<double>(
       "--neighbour-share", [args](const double& share) { args->neighbour_share = share; },
-      "share of each ansor round, once the cost model has trained, spent on the neighbours of the best measured "
-      "program in its own parameter space, 0 to 1 (default 0.125; 0: Ansor's evolutionary search alone)");
+      absl::StrCat("share of each ansor round, once the cost model has trained, spent on the neighbours of the best "
+                   "measured program in its own parameter space, 0 to 1 (default ",
+                   search::kDefaultBestNeighbourShare, "; 0: Ansor's evolutionary search alone)"));
   cmd->add_option("--task-scheduler", args->task_scheduler,
                   "how a job of several workloads shares each round: round-robin (the default) or gradient "
                   "(where the weighted sum of latencies is expected to fall most)");
@@ -170,7 +172,7 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
   if (args.neighbour_share && !(*args.neighbour_share >= 0 && *args.neighbour_share <= 1))
     return absl::InvalidArgumentError(absl::StrCat("--neighbour-share is ", *args.neighbour_share,
                                                    "; give a share of each round from 0 (Ansor's search alone) to 1 "
-                                                   "(default 0.125)"));
+                                                   "(default ", search::kDefaultBestNeighbourShare, ")"));
   if (args.neighbour_share && args.policy == "random")
     return absl::InvalidArgumentError("--neighbour-share sets how much of ansor's rounds go to the best program's "
                                       "neighbours; random search has none: drop it or use --policy ansor");

@@ -33,7 +33,7 @@ struct JobSpecArgs {
   std::string sketch_selection;  // "": uniform
   int droplet_after = 0;         // --policy droplet: 0: the default (300)
   std::string mutation_choice;   // "": fixed
-  std::optional<double> neighbour_share;  // unset: the server's default (0.125)
+  std::optional<double> neighbour_share;  // unset: search::kDefaultBestNeighbourShare
   std::string task_scheduler;   // "": the server's (round-robin)
   std::vector<double> weights;  // per workload, in order; empty: 1 each
 };

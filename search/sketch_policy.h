@@ -59,9 +59,11 @@ struct SketchPolicyOptions {
   // with it had locked into a tiling along 14-wide rows, which the sketch
   // rules no longer derive, and since then conv 3x3 seeds 1-4 end as
   // without it (0.98-1.01x oneDNN, tuning bests 458-485 against 461-469
-  // GFLOPS) and a depthwise conv as fast
-  // (bench/search/results/best-neighbour-share-2026-12-06-zen5.txt,
-  // neighbour-share-default-2026-12-06-zen5.txt).
+  // GFLOPS) and a depthwise conv as fast; on the stem (7x7 stride 2) it
+  // held two seeds of three in a family of the same speed that compiles
+  // twice as slowly (bench/search/results/best-neighbour-share-2026-12-06-
+  // zen5.txt, neighbour-share-default-2026-12-06-zen5.txt,
+  // neighbour-share-flag-2026-12-06-zen5.txt).
   double best_neighbour_share = kDefaultBestNeighbourShare;
   SketchSelection sketch_selection = SketchSelection::kUniform;
   MutationChoice mutation_choice = MutationChoice::kFixed;
