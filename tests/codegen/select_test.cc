@@ -84,6 +84,51 @@ TEST_P(SelectTest, VectorContiguousLoadIsMaskedPerLane) {
   EXPECT_NE(ir->find("llvm.masked.load"), std::string::npos) << *ir;
 }
 
+// A read that stays inside its buffer for every value of the loops around it
+// (a padded conv's interior rows) is a plain load and a blend: no mask, no
+// branch (VectorContiguousLoadIsMaskedPerLane: one that can leave it keeps
+// its mask).
+TEST_P(SelectTest, AReadInsideItsBufferOnEveryIterationNeedsNoMask) {
+  GuardedBuffer a(kSelectElements * sizeof(float), Guard::kBefore);
+  Fill(a.as<float>(), kSelectElements);
+  te::Buffer A = Buf("A", {kSelectElements}), B = Buf("B", {kSelectElements}), Lim = Limits();
+  constexpr int kBlocks = kSelectElements / kLanes - 1;  // v * 8 + 4 + 7 <= 27 for v <= 2
+  auto inside = Func("inside", {A, B, Lim}, Loop("v", kBlocks, [&](Expr v) {
+                       Expr lanes = Vec(v * kLanes, kLanes);
+                       return St(B, lanes, te::MakeSelect(lanes >= Splat(Ld(Lim, 0), kLanes),
+                                                          Ld(A, Vec(v * kLanes + 4, kLanes)),
+                                                          Splat(Expr(0.0f), kLanes)));
+                     }));
+  std::vector<float> b(kSelectElements, -1);
+  absl::StatusOr<int32_t> rc = RunKernel(inside, {a.data(), b.data(), kLimits}, {.opt_level = GetParam()});
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  EXPECT_EQ(b[0], 0.0f);
+  for (int i = 1; i < kBlocks * kLanes; ++i) EXPECT_EQ(b[i], a.as<float>()[i + 4]) << i;
+  absl::StatusOr<std::string> ir = EmitLLVMIR(inside, Target::Host(), {.opt_level = GetParam()});
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_EQ(ir->find("llvm.masked.load"), std::string::npos) << *ir;
+  EXPECT_EQ(ir->find("masked.scalar"), std::string::npos) << *ir;
+}
+
+// Under a condition for all lanes a load keeps its branch even inside its
+// buffer: LLVM merges the branches of one test and folds the loads into the
+// FMAs' broadcasts, which a select of the loaded value would keep apart.
+TEST(SelectBranchTest, AConditionForAllLanesKeepsItsBranchAroundAReadInsideTheBuffer) {
+  te::Buffer A = Buf("A", {kSelectElements}), B = Buf("B", {kSelectElements}), Lim = Limits();
+  auto f = Func("row_test", {A, B, Lim}, Loop("i", kSelectElements - 1, [&](Expr i) {
+                  return St(B, i, te::MakeSelect(i >= Ld(Lim, 0), Ld(A, i + 1), Expr(0.0f)));
+                }));
+  std::vector<float> a(kSelectElements), b(kSelectElements, -1);
+  Fill(a.data(), kSelectElements);
+  absl::StatusOr<int32_t> rc = RunKernel(f, {a.data(), b.data(), kLimits}, {.opt_level = 0});
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  EXPECT_EQ(b[0], 0.0f);
+  for (int i = 1; i < kSelectElements - 1; ++i) EXPECT_EQ(b[i], a[i + 1]) << i;
+  absl::StatusOr<std::string> ir = EmitLLVMIR(f, Target::Host(), {.opt_level = 0});
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_NE(ir->find("select.true"), std::string::npos) << *ir;
+}
+
 // B[v * kLanes + l] = A[v * step + l * stride] where that is inside A (the
 // page after A is guarded), else -5; run at the test's level and checked.
 lower::LoweredFunc RunStridedReadUnderASelect(const char* name, int step, int stride, int opt_level) {

@@ -6,25 +6,6 @@
 #include "llvm/IR/Constants.h"
 
 namespace tuneforge::codegen {
-namespace {
-
-// True when evaluating `e` in a lane or branch that was not selected could
-// fault: a load (padding reads A[i-1] only where i >= 1) or an integer
-// division by a non-constant divisor.
-bool NeedsGuard(const te::Expr& e) {
-  if (e.as<te::BufferLoad>()) return true;
-  if (const auto* bin = e.as<te::Binary>()) {
-    bool division = bin->op == te::BinOp::kDiv || bin->op == te::BinOp::kMod ||
-                    bin->op == te::BinOp::kFloorDiv || bin->op == te::BinOp::kFloorMod;
-    bool constant = bin->b.as<te::IntImm>() || bin->b.as<te::FloatImm>();
-    if (division && !bin->b.dtype().is_float() && !constant) return true;
-  }
-  bool found = false;
-  te::ForEachChild(e, [&](const te::Expr& c) { found = found || NeedsGuard(c); });
-  return found;
-}
-
-}  // namespace
 
 llvm::Value* IrEmitter::Emit(const te::Expr& e) {
   te::DType t = e.dtype();
@@ -46,8 +27,31 @@ llvm::Value* IrEmitter::EmitNode(const te::Not& n, te::DType t) {
   return Cached({ValueCache::Kind::kNot, 0, a->getType(), a}, [&] { return b_.CreateNot(a); });
 }
 
+// Under a per-lane condition a padded read A[i-1] (i >= 1) is guarded only
+// where i's range reaches the border: a padded conv's interior rows read
+// inside the image for every value of their loops, and as plain loads and a
+// blend they cost LLVM a fraction of a masked load's lowering (a 7x7 stem's
+// stride-2 rows spread their masks over 64-lane spans). Under a condition
+// for all lanes every load keeps its branch, in bounds or not: LLVM merges
+// the branches of one test and folds their loads into the FMAs' broadcasts,
+// where a select of the loaded value would stand between them.
+bool IrEmitter::NeedsGuard(const te::Expr& e, bool per_lane) const {
+  if (const auto* load = e.as<te::BufferLoad>()) {
+    if (!per_lane || !InBounds(load->buffer, load->indices[0])) return true;
+  } else if (const auto* bin = e.as<te::Binary>()) {
+    bool division = bin->op == te::BinOp::kDiv || bin->op == te::BinOp::kMod ||
+                    bin->op == te::BinOp::kFloorDiv || bin->op == te::BinOp::kFloorMod;
+    bool constant = bin->b.as<te::IntImm>() || bin->b.as<te::FloatImm>();
+    if (division && !bin->b.dtype().is_float() && !constant) return true;
+  }
+  bool found = false;
+  te::ForEachChild(e, [&](const te::Expr& c) { found = found || NeedsGuard(c, per_lane); });
+  return found;
+}
+
 llvm::Value* IrEmitter::EmitNode(const te::Select& n, te::DType t) {
-  if (NeedsGuard(n.true_value) || NeedsGuard(n.false_value)) return EmitGuardedSelect(n, t);
+  const bool per_lane = n.cond.dtype().lanes > 1;
+  if (NeedsGuard(n.true_value, per_lane) || NeedsGuard(n.false_value, per_lane)) return EmitGuardedSelect(n, t);
   llvm::Value* cond = Emit(n.cond);
   llvm::Value* on_true = MatchLanes(Emit(n.true_value), t.lanes);
   llvm::Value* on_false = MatchLanes(Emit(n.false_value), t.lanes);

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "common/codegen/llvm/value_cache.h"
 #include "common/codegen/target.h"
+#include "common/te/arith/interval.h"
 #include "common/lower/stmt.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -81,6 +82,10 @@ class IrEmitter {
   llvm::Value* EmitRamp(llvm::Value* scalar_base, int64_t stride, te::DType t);
   // Select whose arms must not run when not taken (loads, divisions).
   llvm::Value* EmitGuardedSelect(const te::Select& n, te::DType t);
+  // Whether `e` must not be evaluated where it was not selected: an integer
+  // division by a non-constant divisor, a load (under a per-lane condition
+  // only one not known to stay inside its buffer).
+  bool NeedsGuard(const te::Expr& e, bool per_lane) const;
 
   // ---- binary operators (binary_ops.cc) ----
   llvm::Value* EmitBinary(const te::Binary& n, llvm::Value* a, llvm::Value* b, te::DType operand);
@@ -102,6 +107,10 @@ class IrEmitter {
 
   // ---- memory (memory_access.cc) ----
   llvm::Value* ElementPointer(const te::Buffer& buffer, llvm::Value* index);
+  // Whether every lane of `index` lies inside `buffer` for all values of the
+  // enclosing loops (var_bounds_): such a load is safe outside its select's
+  // lanes, so it needs no mask or branch.
+  bool InBounds(const te::Buffer& buffer, const te::Expr& index) const;
   llvm::Value* EmitScalarLoad(const te::Buffer& buffer, const te::Expr& index);
   llvm::Value* EmitVectorLoad(const te::Buffer& buffer, const te::Expr& index, te::DType t);
   // Ramp(base, stride, lanes) with a small stride: the span's contiguous
@@ -126,6 +135,10 @@ class IrEmitter {
   void EmitAllocate(const lower::Allocate& n);
   void EmitIf(const lower::IfThenElse& n);
   void EmitLet(const lower::LetStmt& n);
+  // var_bounds_[var] = range (or unbounded); returns the range it replaced.
+  std::optional<te::arith::IntInterval> BindRange(const te::VarNode* var,
+                                                  std::optional<te::arith::IntInterval> range);
+  void RestoreRange(const te::VarNode* var, std::optional<te::arith::IntInterval> saved);
   // if (code != 0) { free live heap temporaries; return code; }
   void EmitReturnOnError(llvm::Value* code);
   llvm::MDNode* LoopMetadata(lower::ForKind kind);
@@ -144,6 +157,8 @@ class IrEmitter {
   const Target& target_;
   std::string kernel_name_;
   absl::flat_hash_map<const te::VarNode*, llvm::Value*> vars_;
+  // The ranges of the loop variables (and bounded lets) in scope.
+  te::arith::VarBounds var_bounds_;
   absl::flat_hash_map<const te::BufferNode*, llvm::Value*> buffers_;
   absl::flat_hash_map<const te::BufferNode*, llvm::MDNode*> alias_scope_;
   absl::flat_hash_map<const te::BufferNode*, llvm::MDNode*> noalias_;

@@ -2,7 +2,8 @@
 // stride-1 Ramp is a contiguous vector access; a load with a small constant
 // stride is one contiguous load of the span and a shuffle; any other vector
 // index is a gather / scatter. Inside a vector select's arm (mask_ set)
-// loads touch only the selected lanes.
+// loads touch only the selected lanes, but for those that stay inside their
+// buffer whatever the lanes (InBounds).
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -56,6 +57,11 @@ llvm::Value* IrEmitter::ElementPointer(const te::Buffer& buffer, llvm::Value* in
                 [&] { return b_.CreateInBoundsGEP(element, base, index); });
 }
 
+bool IrEmitter::InBounds(const te::Buffer& buffer, const te::Expr& index) const {
+  std::optional<te::arith::IntInterval> range = te::arith::ConstBounds(index, var_bounds_);
+  return range && range->lo >= 0 && range->hi < buffer->alloc_elements();
+}
+
 llvm::Value* IrEmitter::EmitNode(const te::BufferLoad& n, te::DType t) {
   if (t.lanes == 1) return EmitScalarLoad(n.buffer, n.indices[0]);
   return EmitVectorLoad(n.buffer, n.indices[0], t);
@@ -65,7 +71,7 @@ llvm::Value* IrEmitter::EmitScalarLoad(const te::Buffer& buffer, const te::Expr&
   te::DType t = buffer->dtype.element();
   llvm::Type* type = StorageType(t);
   llvm::Align align(t.bytes());
-  if (!mask_) {
+  if (!mask_ || InBounds(buffer, index)) {
     llvm::Value* loaded = b_.CreateAlignedLoad(type, ElementPointer(buffer, Emit(index)), align);
     AnnotateAccess(loaded, buffer);
     return FromStorage(loaded, t);
@@ -93,7 +99,9 @@ llvm::Value* IrEmitter::EmitVectorLoad(const te::Buffer& buffer, const te::Expr&
                                        te::DType t) {
   llvm::Type* type = StorageType(t);
   llvm::Align align(t.bytes());
-  llvm::Value* mask = mask_;
+  // A load inside its buffer whatever the lanes: the select after it
+  // discards the unselected lanes, so it needs no mask.
+  llvm::Value* mask = InBounds(buffer, index) ? nullptr : mask_;
   if (mask && llvm::cast<llvm::FixedVectorType>(mask->getType())->getNumElements() !=
                   static_cast<unsigned>(t.lanes)) {
     // Cannot happen in a validated program (lanes agree inside an arm), but

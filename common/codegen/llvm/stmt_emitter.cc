@@ -1,5 +1,6 @@
 // IrEmitter: statements. Loops are emitted in rotated form (guard, body,
 // latch test at the bottom), which is what LLVM's loop passes expect.
+#include <optional>
 #include <variant>
 
 #include "common/codegen/llvm/ir_emitter.h"
@@ -74,9 +75,11 @@ void IrEmitter::EmitLoop(const lower::For& n, llvm::Value* begin, llvm::Value* e
   llvm::Type* var_type = ValueType(n.var->dtype);
   llvm::Value* saved = vars_.contains(n.var.get()) ? vars_[n.var.get()] : nullptr;
   vars_[n.var.get()] = b_.CreateSExtOrTrunc(i, var_type);
+  std::optional<te::arith::IntInterval> saved_range = BindRange(n.var.get(), te::arith::IntInterval{0, n.extent - 1});
   cache_.PushScope();
   EmitStmt(n.body);
   cache_.PopScope();
+  RestoreRange(n.var.get(), saved_range);
   llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), n.var->name + ".next", true, true);
   llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, end), body_bb, exit_bb);
   latch->setMetadata(llvm::LLVMContext::MD_loop, LoopMetadata(n.kind));
@@ -86,6 +89,26 @@ void IrEmitter::EmitLoop(const lower::For& n, llvm::Value* begin, llvm::Value* e
     vars_[n.var.get()] = saved;
   } else {
     vars_.erase(n.var.get());
+  }
+}
+
+std::optional<te::arith::IntInterval> IrEmitter::BindRange(const te::VarNode* var,
+                                                           std::optional<te::arith::IntInterval> range) {
+  std::optional<te::arith::IntInterval> saved;
+  if (auto it = var_bounds_.find(var); it != var_bounds_.end()) saved = it->second;
+  if (range) {
+    var_bounds_[var] = *range;
+  } else {
+    var_bounds_.erase(var);
+  }
+  return saved;
+}
+
+void IrEmitter::RestoreRange(const te::VarNode* var, std::optional<te::arith::IntInterval> saved) {
+  if (saved) {
+    var_bounds_[var] = *saved;
+  } else {
+    var_bounds_.erase(var);
   }
 }
 
@@ -142,7 +165,10 @@ void IrEmitter::EmitLet(const lower::LetStmt& n) {
   llvm::Value* value = Emit(n.value);
   llvm::Value* saved = vars_.contains(n.var.get()) ? vars_[n.var.get()] : nullptr;
   vars_[n.var.get()] = value;
+  std::optional<te::arith::IntInterval> saved_range =
+      BindRange(n.var.get(), te::arith::ConstBounds(n.value, var_bounds_));
   EmitStmt(n.body);
+  RestoreRange(n.var.get(), saved_range);
   if (saved) {
     vars_[n.var.get()] = saved;
   } else {
