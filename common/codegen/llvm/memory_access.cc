@@ -101,7 +101,7 @@ llvm::Value* IrEmitter::EmitVectorLoad(const te::Buffer& buffer, const te::Expr&
   llvm::Align align(t.bytes());
   // A load inside its buffer whatever the lanes: the select after it
   // discards the unselected lanes, so it needs no mask.
-  llvm::Value* mask = InBounds(buffer, index) ? nullptr : mask_;
+  llvm::Value* mask = mask_ && !InBounds(buffer, index) ? mask_ : nullptr;
   if (mask && llvm::cast<llvm::FixedVectorType>(mask->getType())->getNumElements() !=
                   static_cast<unsigned>(t.lanes)) {
     // Cannot happen in a validated program (lanes agree inside an arm), but
