@@ -12,8 +12,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "common/codegen/llvm/value_cache.h"
 #include "common/codegen/target.h"
-#include "common/te/arith/interval.h"
 #include "common/lower/stmt.h"
+#include "common/te/arith/interval.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 
@@ -135,7 +135,8 @@ class IrEmitter {
   void EmitAllocate(const lower::Allocate& n);
   void EmitIf(const lower::IfThenElse& n);
   void EmitLet(const lower::LetStmt& n);
-  // var_bounds_[var] = range (or unbounded); returns the range it replaced.
+  // var_bounds_[var] = range (or unbounded); returns the range it replaced,
+  // which RestoreRange puts back.
   std::optional<te::arith::IntInterval> BindRange(const te::VarNode* var,
                                                   std::optional<te::arith::IntInterval> range);
   void RestoreRange(const te::VarNode* var, std::optional<te::arith::IntInterval> saved);

@@ -96,11 +96,7 @@ std::optional<te::arith::IntInterval> IrEmitter::BindRange(const te::VarNode* va
                                                            std::optional<te::arith::IntInterval> range) {
   std::optional<te::arith::IntInterval> saved;
   if (auto it = var_bounds_.find(var); it != var_bounds_.end()) saved = it->second;
-  if (range) {
-    var_bounds_[var] = *range;
-  } else {
-    var_bounds_.erase(var);
-  }
+  RestoreRange(var, range);
   return saved;
 }
 
