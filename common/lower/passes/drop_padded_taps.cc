@@ -8,9 +8,11 @@
 namespace tuneforge::lower {
 namespace {
 
-// 0, or a product with a zero factor.
+// 0, or a product with a zero factor, or either spread over lanes: a tap
+// on a padded row of a tile vectorized along the row adds x8(0 * w).
 bool AddsNothing(const te::Expr& e) {
   if (te::IsZeroConstant(e)) return true;
+  if (const auto* b = e.as<te::Broadcast>()) return AddsNothing(b->value);
   const auto* m = e.as<te::Binary>();
   return m && m->op == te::BinOp::kMul && (te::IsZeroConstant(m->a) || te::IsZeroConstant(m->b));
 }
