@@ -15,6 +15,7 @@
 #include "bench/peer_process.h"
 #include "bench/peers/fma_peak.h"
 #include "bench/search/time_split.h"
+#include "bench/search/tuning_curve.h"
 #include "bench/timing.h"
 #include "common/te/workload.h"
 #include "nlohmann/json.hpp"
@@ -68,12 +69,6 @@ const std::vector<TuningWorkload>& All() {
   };
   return kAll;
 }
-
-struct Point {
-  int trials = 0;
-  double gflops = 0;
-  double seconds = 0;  // since the tuning started
-};
 
 // A policy entry is a policy's name, optionally with tune flags after it:
 // "ansor:sketch-selection=learned" tunes with --policy ansor
@@ -192,32 +187,9 @@ std::optional<double> PeerGflops(const TuningOptions& o, const TuningWorkload& w
   return best;
 }
 
-// Best GFLOPS reached by `trials` (the last point at or before it).
-double BestBy(const std::vector<Point>& curve, int trials) {
-  double best = 0;
-  for (const Point& p : curve)
-    if (p.trials <= trials) best = std::max(best, p.gflops);
-  return best;
-}
-
-// The first point of the curve at or above `gflops`; nullopt when none is.
-std::optional<Point> FirstReaching(const std::vector<Point>& curve, double gflops) {
-  for (const Point& p : curve)
-    if (p.gflops >= gflops) return p;
-  return std::nullopt;
-}
-
 std::string Reach(const std::vector<Point>& curve, double gflops) {
-  std::optional<Point> p = FirstReaching(curve, gflops);
+  std::optional<Point> p = FirstHolding(curve, gflops);
   return p ? absl::StrFormat("trial %d (%.0f s)", p->trials, p->seconds) : "not reached";
-}
-
-// Best GFLOPS reached `seconds` into the tuning.
-double BestAt(const std::vector<Point>& curve, double seconds) {
-  double best = 0;
-  for (const Point& p : curve)
-    if (p.seconds <= seconds) best = std::max(best, p.gflops);
-  return best;
 }
 
 std::optional<double> Max(std::optional<double> a, std::optional<double> b) {
@@ -357,7 +329,7 @@ int RunTuningCurves(const TuningOptions& o) {
         std::printf("  reaching %s's best at %d trials (%.1f GFLOPS):\n", base->first.c_str(), at, target);
       Json reach = Json::object();
       for (const auto& [policy, curve] : curves) {
-        std::optional<Point> p95 = FirstReaching(curve, 0.95 * target), p100 = FirstReaching(curve, target);
+        std::optional<Point> p95 = FirstHolding(curve, 0.95 * target), p100 = FirstHolding(curve, target);
         reach[policy] = {{"trials_to_95", p95 ? Json(p95->trials) : Json()},
                          {"seconds_to_95", p95 ? Json(p95->seconds) : Json()},
                          {"trials_to_100", p100 ? Json(p100->trials) : Json()},
