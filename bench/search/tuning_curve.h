@@ -4,8 +4,8 @@
 // RetimeTop) corrects, and the job's best then becomes the store's. So the
 // best at a trial count is the last line's, not the highest seen so far
 // (that is the winner's curse of 1,000 noisy timings: a conv 3x3 tuning's
-// highest line said 480 GFLOPS, its store's best after re-timing 456), and
-// a level counts as reached where the curve stays at or above it.
+// highest line said 480 GFLOPS, the best its job offered at the end 407.6),
+// and a level counts as reached where the curve stays at or above it.
 #pragma once
 
 #include <optional>
