@@ -32,7 +32,9 @@ absl::Status RestoreJob(RecordStore& store, JobSearch& search, Dispatcher& dispa
   rt->issued = totals->trials;
   for (const TaskRow& t : *pending) {
     rt->issued += t.task.retime_of.empty() ? 1 : 0;
-    rt->compared |= t.task.compared_at_unix_ms != 0;  // its comparison goes on
+    // Its comparison goes on; the medians before it are gone with the
+    // restart, so it is not issued again.
+    if (t.task.compared_at_unix_ms != 0) rt->comparisons = std::max(rt->comparisons, 1);
   }
   rt->next_seq = rt->issued + static_cast<int64_t>(pending->size());
   for (const TaskRow& t : *pending) rt->next_seq = std::max(rt->next_seq, TaskSeq(t.task_id) + 1);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -32,7 +33,13 @@ struct JobRuntime {
   std::unique_ptr<search::TaskScheduler> scheduler;
   int round = 0;
   std::set<std::string> retime_issued;  // task ids of records sent for re-timing
-  bool compared = false;  // its final comparison was issued (retiming.h)
+  // Final comparisons issued (retiming.h: a busy one is issued again), and
+  // per workload the medians its leaders had before the first (task id ->
+  // seconds), which tell a busy comparison.
+  int comparisons = 0;
+  std::vector<std::map<std::string, double>> median_before_comparison;
+  int64_t comparison_stamp_ms = 0;  // the last comparison's
+  bool compared() const { return comparisons > 0; }
   int64_t trials_at_start = 0;  // for the ETA of a resumed job
   absl::Time started;
   uint64_t version = 1;

@@ -107,7 +107,7 @@ PlannedRound JobSearch::Next(JobRuntime* rt, std::vector<std::vector<search::Mea
   // Once the comparison is issued, the other records' medians decide
   // nothing: re-timing them (the comparison's leaders now slower than a
   // few timed once) cost a 1,000-trial matmul tuning ~25 re-timings.
-  if (!rt->compared) round.tasks = RetimeTasks(rt);
+  if (!rt->compared()) round.tasks = RetimeTasks(rt);
   round.retimes = round.tasks.size();
   t = absl::Now();
   if (want > 0)
@@ -149,19 +149,27 @@ std::optional<TaskRow> JobSearch::RetimeTask(JobRuntime* rt, int w, const Record
 
 std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt) {
   std::vector<TaskRow> tasks;
-  if (rt->compared) return tasks;
-  rt->compared = true;
-  // The stamp tells the comparison's sessions from the records' earlier ones.
-  const int64_t stamp = absl::ToUnixMillis(absl::Now());
+  if (rt->comparisons >= kMaxComparisons) return tasks;
+  const bool first = rt->comparisons == 0;
+  if (first) rt->median_before_comparison.clear();
+  rt->median_before_comparison.resize(rt->workloads.size());  // none after a restart
+  // The stamp tells the comparison's sessions from the records' earlier
+  // ones, and from an earlier comparison's.
+  const int64_t stamp = std::max(absl::ToUnixMillis(absl::Now()), rt->comparison_stamp_ms + 1);
+  rt->comparison_stamp_ms = stamp;
   for (size_t w = 0; w < rt->workloads.size(); ++w) {
+    const std::string& key = rt->workloads[w].dag->workload_key();
+    std::map<std::string, double>& before = rt->median_before_comparison[w];
     absl::StatusOr<std::vector<Record>> records =
-        RecordsToCompare(*store_, rt->job.id, rt->workloads[w].dag->workload_key(), RetimeTop(rt->job.spec));
+        first ? RecordsToCompare(*store_, rt->job.id, key, RetimeTop(rt->job.spec))
+              : RecordsToCompareAgain(*store_, rt->job.id, key, before);
     if (!records.ok()) continue;  // a refinement: the job still ends
     std::vector<TaskRow> pass;
     for (const Record& r : *records) {
       std::optional<TaskRow> row = RetimeTask(rt, static_cast<int>(w), r);
       if (!row) continue;
       row->task.compared_at_unix_ms = stamp;
+      if (first) before[r.task_id] = r.median_seconds;
       pass.push_back(*std::move(row));
     }
     if (pass.size() < 2) continue;
@@ -173,6 +181,9 @@ std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt) {
     }
     for (TaskRow& row : pass) tasks.push_back(std::move(row));
   }
+  // A job's first comparison counts even when it had nothing to compare:
+  // there is nothing to compare again either.
+  if (first || !tasks.empty()) ++rt->comparisons;
   return tasks;
 }
 

@@ -43,7 +43,8 @@ class JobSearch {
   // A task timing `record`'s program again, in full; none when its
   // schedule no longer parses.
   std::optional<TaskRow> RetimeTask(JobRuntime* rt, int w, const Record& record);
-  // The final comparison (retiming.h), once per job.
+  // The final comparison (retiming.h), once per job, and again while it
+  // ran at a busy moment (up to kMaxComparisons).
   std::vector<TaskRow> ComparisonTasks(JobRuntime* rt);
   // `cost` counts the programs the policies' cost models scored.
   std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want, SearchCost* cost);

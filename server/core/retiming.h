@@ -17,8 +17,16 @@
 // thousand by noisy times, the fastest-looking are mostly the luckiest (in
 // a conv tuning, 87 records looked faster than the compared winner, which
 // itself re-measured within 1 % of its comparison median).
+//
+// A comparison at a busy moment times every leader slower (a conv
+// tuning's offered best read 131.6 GFLOPS where its winner ran ~450 before
+// and after): its winner is still fair, its figure is not. When all its
+// leaders ran kBusyComparisonSlowdown x slower than their medians before
+// it, the same leaders are compared again (up to kMaxComparisons in all);
+// each comparison's sessions replace the last's.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,5 +53,14 @@ absl::StatusOr<std::vector<Record>> RecordsToRetime(RecordStore& store, const st
 // correct ones, or none when there is nothing to compare (fewer than two).
 absl::StatusOr<std::vector<Record>> RecordsToCompare(RecordStore& store, const std::string& job_id,
                                                      const std::string& workload_key, int top);
+
+// The records of the workload's last comparison when it ran at a busy
+// moment, to be compared again; none otherwise. `median_before` maps the
+// task id of each record the first comparison timed to its median before
+// it (a leader that failed in the comparison no longer counts; with fewer
+// than two left, there is nothing to compare).
+absl::StatusOr<std::vector<Record>> RecordsToCompareAgain(RecordStore& store, const std::string& job_id,
+                                                          const std::string& workload_key,
+                                                          const std::map<std::string, double>& median_before);
 
 }  // namespace tuneforge::server

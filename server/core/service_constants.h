@@ -48,6 +48,11 @@ inline constexpr double kMaxWorkloadWeight = 1e6;
 // (spec retime_top 0), at most kMaxRetimeTop.
 inline constexpr int kDefaultRetimeTop = 3;
 inline constexpr int kMaxRetimeTop = 64;
+// A final comparison whose leaders all ran this much slower than their
+// medians before it ran at a busy moment of the machine, and is issued
+// again (retiming.h), up to kMaxComparisons in all.
+inline constexpr double kBusyComparisonSlowdown = 1.25;
+inline constexpr int kMaxComparisons = 3;
 // How often the search thread looks for jobs whose round is measured.
 inline constexpr int kSearchPollMs = 100;
 
