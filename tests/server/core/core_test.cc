@@ -75,6 +75,16 @@ class CoreTest : public ::testing::Test {
     return s;
   }
 
+  // A job of `trials` that re-times its fastest 3 per round and ends with
+  // the final comparison (spec retime_top 0: the default).
+  std::string SubmitRetimed(int trials) {
+    JobSpec spec = Spec(trials);
+    spec.retime_top = 0;
+    auto job = jobs_->Submit(spec);
+    EXPECT_TRUE(job.ok()) << job.status();
+    return job.ok() ? job->id : "";
+  }
+
   std::string RegisterWorker() {
     DeviceInfo d;
     d.device_key = kCoreTestDevice;
@@ -449,13 +459,11 @@ TEST_F(CoreTest, ReTimesTheFastestAndCrownsOnlyAProgramTimedTwice) {
 // The final comparison must crown a rival, in one round, timing each leader
 // forwards and then backwards.
 TEST_F(CoreTest, TheFinalComparisonCrownsTheFastestAtOneMoment) {
-  JobSpec spec = Spec(16);
-  spec.retime_top = 0;  // the default: 3 per workload
-  auto job = jobs_->Submit(spec);
-  ASSERT_TRUE(job.ok()) << job.status();
+  const std::string id = SubmitRetimed(16);
+  ASSERT_FALSE(id.empty());
   std::map<std::string, double> first_time;
   std::string lucky;
-  std::vector<MeasureTask> leased = Answer(job->id, [&](const MeasureTask& t) {
+  std::vector<MeasureTask> leased = Answer(id, [&](const MeasureTask& t) {
     if (t.retime_of.empty()) {
       double seconds = lucky.empty() ? 0.5e-3 : 1e-3 * (1 + 0.01 * static_cast<double>(first_time.size()));
       if (lucky.empty()) lucky = t.task_id;
@@ -464,7 +472,7 @@ TEST_F(CoreTest, TheFinalComparisonCrownsTheFastestAtOneMoment) {
     if (t.compared_at_unix_ms != 0 && t.retime_of == lucky) return 1.5e-3;
     return first_time[t.retime_of];
   });
-  auto done = jobs_->Get(job->id);
+  auto done = jobs_->Get(id);
   ASSERT_EQ(done->state, JobState::kDone);
   EXPECT_EQ(done->trials_done, 16);  // comparisons are not trials
 
@@ -481,7 +489,7 @@ TEST_F(CoreTest, TheFinalComparisonCrownsTheFastestAtOneMoment) {
   auto first_compared = std::find_if(leased.begin(), leased.end(),
                                      [](const MeasureTask& t) { return t.compared_at_unix_ms != 0; });
   for (auto t = first_compared; t != leased.end(); ++t) EXPECT_EQ(t->compared_at_unix_ms, stamp) << t->task_id;
-  std::vector<Record> records = Records(job->id);
+  std::vector<Record> records = Records(id);
   const Record* best = nullptr;
   for (const Record& r : records) {
     if (r.task_id == lucky) {
@@ -503,20 +511,18 @@ TEST_F(CoreTest, TheFinalComparisonCrownsTheFastestAtOneMoment) {
 // kMaxComparisons times, and still offers the last comparison's winner as
 // its best, with that comparison's figure.
 TEST_F(CoreTest, RecordsTheComparisonDidNotTimeDoNotTakeTheBest) {
-  JobSpec spec = Spec(16);
-  spec.retime_top = 0;
-  auto job = jobs_->Submit(spec);
-  ASSERT_TRUE(job.ok()) << job.status();
+  const std::string id = SubmitRetimed(16);
+  ASSERT_FALSE(id.empty());
   std::map<std::string, double> first_time;
   std::string third;  // the third fastest when searched: it wins the comparison
-  std::vector<MeasureTask> leased = Answer(job->id, [&](const MeasureTask& t) {
+  std::vector<MeasureTask> leased = Answer(id, [&](const MeasureTask& t) {
     if (t.retime_of.empty()) {
       if (first_time.size() == 2) third = t.task_id;
       return first_time[t.task_id] = 1e-3 * (1 + 0.01 * static_cast<double>(first_time.size()));
     }
     return first_time[t.retime_of] * (t.compared_at_unix_ms == 0 ? 1 : t.retime_of == third ? 2.5 : 3);
   });
-  auto done = jobs_->Get(job->id);
+  auto done = jobs_->Get(id);
   ASSERT_EQ(done->state, JobState::kDone);
   std::map<int64_t, std::vector<MeasureTask>> rounds = ComparisonRounds(leased);
   ASSERT_EQ(rounds.size(), static_cast<size_t>(kMaxComparisons));
@@ -529,14 +535,14 @@ TEST_F(CoreTest, RecordsTheComparisonDidNotTimeDoNotTakeTheBest) {
   }
   const int64_t stamp = rounds.rbegin()->first;
 
-  std::vector<Record> records = Records(job->id);
+  std::vector<Record> records = Records(id);
   const Record* fastest_median = nullptr;
   for (const Record& r : records)
     if (!fastest_median || r.median_seconds < fastest_median->median_seconds) fastest_median = &r;
   ASSERT_NE(fastest_median, nullptr);
   EXPECT_EQ(fastest_median->compared_at_unix_ms, 0);  // an outsider's older median
 
-  const Record best = *store_->Totals(job->id)->best;
+  const Record best = *store_->Totals(id)->best;
   EXPECT_EQ(best.task_id, third);
   EXPECT_EQ(best.compared_at_unix_ms, stamp);
   EXPECT_DOUBLE_EQ(best.median_seconds, 2.5 * first_time[third]);  // the last comparison's alone
@@ -544,21 +550,19 @@ TEST_F(CoreTest, RecordsTheComparisonDidNotTimeDoNotTakeTheBest) {
   EXPECT_EQ(done->best_schedule_json, best.schedule_json);
   EXPECT_EQ((*store_->Best(best.workload_key, kCoreTestDevice))->task_id, best.task_id);
   EXPECT_EQ((*store_->Best(best.workload_key, ""))->task_id, best.task_id);
-  EXPECT_DOUBLE_EQ(store_->Totals(job->id)->by_workload[best.workload_key].best_seconds, best.median_seconds);
+  EXPECT_DOUBLE_EQ(store_->Totals(id)->by_workload[best.workload_key].best_seconds, best.median_seconds);
 }
 
 // The first comparison ran at a busy moment (every leader 3x slower than
 // its median before); the second at a fair one. The job offers the second
 // comparison's winner with the second's figure, and compares no more.
 TEST_F(CoreTest, AComparisonAtABusyMomentIsRunAgain) {
-  JobSpec spec = Spec(16);
-  spec.retime_top = 0;
-  auto job = jobs_->Submit(spec);
-  ASSERT_TRUE(job.ok()) << job.status();
+  const std::string id = SubmitRetimed(16);
+  ASSERT_FALSE(id.empty());
   std::map<std::string, double> first_time;
   std::string second;  // the second fastest when searched: it wins the fair comparison
   int64_t busy_stamp = 0;
-  std::vector<MeasureTask> leased = Answer(job->id, [&](const MeasureTask& t) {
+  std::vector<MeasureTask> leased = Answer(id, [&](const MeasureTask& t) {
     if (t.retime_of.empty()) {
       if (first_time.size() == 1) second = t.task_id;
       return first_time[t.task_id] = 1e-3 * (1 + 0.01 * static_cast<double>(first_time.size()));
@@ -568,7 +572,7 @@ TEST_F(CoreTest, AComparisonAtABusyMomentIsRunAgain) {
     if (t.compared_at_unix_ms == busy_stamp) return 3 * first_time[t.retime_of];
     return first_time[t.retime_of] * (t.retime_of == second ? 0.9 : 1.0);
   });
-  auto done = jobs_->Get(job->id);
+  auto done = jobs_->Get(id);
   ASSERT_EQ(done->state, JobState::kDone);
   std::map<int64_t, std::vector<MeasureTask>> rounds = ComparisonRounds(leased);
   ASSERT_EQ(rounds.size(), 2u);  // the busy one and the fair one
@@ -576,12 +580,12 @@ TEST_F(CoreTest, AComparisonAtABusyMomentIsRunAgain) {
   ASSERT_EQ(rounds.rbegin()->second.size(), 6u);  // the same three leaders, twice each
   const int64_t fair_stamp = rounds.rbegin()->first;
 
-  const Record best = *store_->Totals(job->id)->best;
+  const Record best = *store_->Totals(id)->best;
   EXPECT_EQ(best.task_id, second);
   EXPECT_EQ(best.compared_at_unix_ms, fair_stamp);
   EXPECT_DOUBLE_EQ(best.median_seconds, 0.9 * first_time[second]);  // not the busy comparison's 3x
   EXPECT_DOUBLE_EQ(done->best_seconds, best.median_seconds);
-  for (const Record& r : Records(job->id))
+  for (const Record& r : Records(id))
     if (r.compared_at_unix_ms != 0) {
       EXPECT_EQ(r.compared_at_unix_ms, fair_stamp) << r.task_id;
       EXPECT_LT(r.median_seconds, 1.25 * first_time[r.task_id]) << r.task_id << ": a busy session kept";
