@@ -51,8 +51,9 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
                    "measured program in its own parameter space, 0 to 1 (default ",
                    search::kDefaultBestNeighbourShare, "; 0: Ansor's evolutionary search alone)"));
   cmd->add_option("--task-scheduler", args->task_scheduler,
-                  "how a job of several workloads shares each round: round-robin (the default) or gradient "
-                  "(where the weighted sum of latencies is expected to fall most)");
+                  "how a job of several workloads shares each round: round-robin (the default for workloads "
+                  "named on the command line) or gradient (where the weighted sum of latencies is expected to "
+                  "fall most; the default for --model and --conv-algorithm auto)");
   cmd->add_option("--weights", args->weights,
                   "how often each workload runs in the model, in workload order (default 1 each)")
       ->delimiter(',');

@@ -3,6 +3,7 @@
 //
 //   policy = MakePolicy(kind, dag, seed)
 //   policy->MarkMeasured(schedules already in the record store)
+//   policy->ContinueFrom(the fastest of them, with their timings)
 //   loop: Propose(n) -> measure -> Update(results)
 //
 // Ansor's search (sketch_policy.h) is the default; Droplet search
@@ -50,6 +51,11 @@ class SearchPolicy {
   // Schedules measured before (a resumed job, another job on the same
   // workload): never proposed again.
   virtual void MarkMeasured(const std::vector<std::vector<schedule::Step>>& schedules) = 0;
+  // The fastest correct programs earlier jobs measured on the workload
+  // (marked measured too): the search goes on from them as from its own
+  // best, as TVM's task scheduler does from a log file. Not learned again:
+  // the target's shared cost model was trained on them already.
+  virtual void ContinueFrom(const std::vector<MeasuredCandidate>& fastest_earlier) { (void)fastest_earlier; }
   // Programs the cost model scored in the last Propose (0: a policy
   // without a model).
   virtual int64_t ProgramsScoredLastPropose() const { return 0; }

@@ -113,6 +113,19 @@ class SketchPolicy : public SearchPolicy {
     programs_->AddMeasured(dag_, schedules, options_.evolution.threads);
   }
 
+  // Earlier jobs' fastest programs seed the evolution (AddBestMeasured)
+  // and the neighbours of the best, as this policy's own measured ones do.
+  void ContinueFrom(const std::vector<MeasuredCandidate>& fastest_earlier) override {
+    EnsureSketches();
+    for (const MeasuredCandidate& r : fastest_earlier) {
+      if (!r.ok || r.seconds <= 0) continue;
+      absl::StatusOr<schedule::State> s = schedule::State::Replay(dag_, r.steps);
+      if (!s.ok()) continue;
+      seen_.insert(s->Hash());
+      measured_.push_back({*s, dag_->flops() / r.seconds, SketchIndexOf(r.steps, sketches_)});
+    }
+  }
+
  private:
   using Take = std::function<bool(const schedule::State&)>;
 

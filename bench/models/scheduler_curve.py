@@ -10,11 +10,20 @@ to come within 10% and 5% of the better final estimate.
 A long comparison runs in parts: `--only gradient --reuse earlier.json` reruns one
 scheduler and takes the other's curve from an earlier run's --out file (same
 model, trials, seed and batch; the table says which curve was reused).
+
+`--shared-warmup N` runs the first N trials once, round-robin, and both
+schedulers go on from copies of that database (a later job goes on from the
+store's records: each task's trials and best, its fastest programs). The
+gradient scheduler's warm-up is round-robin too (8 trials a task), but two
+separate runs of it end in other places (the cost model learns from timings
+of another moment): with N = 8 x tasks both start from the same one, and
+the curves differ by what the schedulers did after it.
 """
 import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 
@@ -23,8 +32,12 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 LINE = re.compile(r"round \d+: (\d+)/\d+ trials.*?est\. end-to-end ([0-9.e+-]+) ms( \((\d+) of (\d+) tasks timed\))?")
 
 
-def curve(tf, model, scheduler, trials, seed, threads, batch):
+def curve(tf, model, scheduler, trials, seed, threads, batch, from_db=None, trials_before=0):
     db = os.path.join(tempfile.mkdtemp(prefix="tf-curve-"), "curve.db")
+    if from_db:  # with its write-ahead log, should the warm-up have left one
+        for suffix in ("", "-wal"):
+            if os.path.exists(from_db + suffix):
+                shutil.copyfile(from_db + suffix, db + suffix)
     cmd = [tf, "tune", "--model", model, "--trials", str(trials), "--db", db, "--task-scheduler", scheduler,
            "--seed", str(seed), "--threads", str(threads), "--batch", str(batch), "--json"]
     out = subprocess.run(cmd, capture_output=True, text=True)
@@ -34,8 +47,8 @@ def curve(tf, model, scheduler, trials, seed, threads, batch):
     for line in out.stderr.splitlines():
         m = LINE.search(line)
         if m and not m.group(3):  # only once every task has a best
-            points[int(m.group(1))] = float(m.group(2))
-    return sorted(points.items()), json.loads(out.stdout)
+            points[trials_before + int(m.group(1))] = float(m.group(2))
+    return sorted(points.items()), json.loads(out.stdout), db
 
 
 def first_within(points, target):
@@ -52,6 +65,8 @@ def main():
     parser.add_argument("--out")
     parser.add_argument("--only", choices=("round-robin", "gradient"), help="run this scheduler alone")
     parser.add_argument("--reuse", help="an earlier --out file: the schedulers not run are taken from it")
+    parser.add_argument("--shared-warmup", type=int, default=0,
+                        help="trials run once (round-robin) before both schedulers go on from them")
     parser.add_argument("--tuneforge", default=os.path.join(ROOT, "build", "bin", "tuneforge"))
     args = parser.parse_args()
     results = {}
@@ -63,11 +78,21 @@ def main():
             if scheduler != args.only:
                 results[scheduler] = r
                 reused.append(scheduler)
+    warmup, warmup_db = [], None
+    if args.shared_warmup:
+        if not 0 < args.shared_warmup < args.trials:
+            parser.error("--shared-warmup must be between 0 and --trials")
+        warmup, _, warmup_db = curve(args.tuneforge, args.model, "round-robin", args.shared_warmup, args.seed,
+                                     args.threads, args.batch)
+        print(f"shared warm-up: {args.shared_warmup} trials round-robin, est. end-to-end "
+              f"{warmup[-1][1] if warmup else float('nan'):.3f} ms")
     for scheduler in ("round-robin", "gradient"):
         if args.only and scheduler != args.only:
             continue
-        points, final = curve(args.tuneforge, args.model, scheduler, args.trials, args.seed, args.threads, args.batch)
-        results[scheduler] = {"points": points, "latency_ms": final.get("latency_ms"), "wall_s": final.get("wall_s")}
+        points, final, _ = curve(args.tuneforge, args.model, scheduler, args.trials - args.shared_warmup, args.seed,
+                                 args.threads, args.batch, warmup_db, args.shared_warmup)
+        results[scheduler] = {"points": warmup + points, "latency_ms": final.get("latency_ms"),
+                              "wall_s": final.get("wall_s"), "shared_warmup": args.shared_warmup}
     missing = [s for s in ("round-robin", "gradient") if s not in results]
     if missing:
         parser.error(f"no curve for {', '.join(missing)}: drop --only or give --reuse with it")

@@ -113,6 +113,17 @@ class DropletPolicy : public SearchPolicy {
     measured_ += static_cast<int64_t>(schedules.size());
   }
 
+  // Its Ansor phase goes on from them, and the descent from the fastest
+  // once the phase's trials (earlier ones count, MarkMeasured) are spent.
+  void ContinueFrom(const std::vector<MeasuredCandidate>& fastest_earlier) override {
+    ansor_->ContinueFrom(fastest_earlier);
+    for (const MeasuredCandidate& r : fastest_earlier) {
+      if (!r.ok || r.seconds <= 0 || (ansor_best_ && ansor_best_->seconds <= r.seconds)) continue;
+      absl::StatusOr<schedule::State> s = schedule::State::Replay(dag_, r.steps);
+      if (s.ok()) ansor_best_ = Timed{*std::move(s), r.seconds, r.repeat_seconds};
+    }
+  }
+
   int64_t ProgramsScoredLastPropose() const override {
     return descending_ ? scored_last_ : ansor_->ProgramsScoredLastPropose();
   }

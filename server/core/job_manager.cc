@@ -50,7 +50,7 @@ absl::StatusOr<Job> JobManagerImpl::Submit(const JobSpec& spec) {
         !s.ok())
       return s;
   if (absl::Status s = store_->SaveJob(rt->job); !s.ok()) return s;
-  if (absl::Status s = search_.Start(rt.get(), {}); !s.ok()) return s;
+  if (absl::Status s = search_.Start(rt.get()); !s.ok()) return s;
   Job out = rt->job;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -58,8 +58,12 @@ void TakeTotals(JobRuntime* rt, const JobTotals& totals) {
     auto it = totals.by_workload.find(task.workload_key);
     const WorkloadTotals workload = it == totals.by_workload.end() ? WorkloadTotals{} : it->second;
     task.trials = static_cast<int>(workload.trials);
-    task.best_seconds = workload.best_seconds;
-    if (i < rt->tasks.size()) rt->tasks[i].best_seconds = workload.best_seconds;
+    // The job goes on from earlier jobs' best (earlier_records.h).
+    const double earlier = i < rt->earlier_best_seconds.size() ? rt->earlier_best_seconds[i] : 0;
+    task.best_seconds = earlier > 0 && (workload.best_seconds <= 0 || earlier < workload.best_seconds)
+                            ? earlier
+                            : workload.best_seconds;
+    if (i < rt->tasks.size()) rt->tasks[i].best_seconds = task.best_seconds;
   }
   if (totals.best) {
     SetBest(rt, *totals.best);

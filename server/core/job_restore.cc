@@ -38,19 +38,16 @@ absl::Status RestoreJob(RecordStore& store, JobSearch& search, Dispatcher& dispa
   }
   rt->next_seq = rt->issued + static_cast<int64_t>(pending->size());
   for (const TaskRow& t : *pending) rt->next_seq = std::max(rt->next_seq, TaskSeq(t.task_id) + 1);
-  std::vector<std::vector<std::string>> measured;
-  for (const te::Workload& w : rt->workloads) {
-    absl::StatusOr<std::vector<std::string>> m =
-        store.MeasuredSchedules(w.dag->workload_key(), rt->job.spec.device_key);
-    measured.push_back(m.ok() ? *m : std::vector<std::string>{});
-  }
-  for (const TaskRow& t : *pending) {  // pending ones are not proposed again either
+  // Measured ones are not proposed again (the search goes on from the
+  // store's records), nor pending ones.
+  std::vector<std::vector<std::string>> pending_schedules(rt->workloads.size());
+  for (const TaskRow& t : *pending) {
     for (size_t i = 0; i < rt->workloads.size(); ++i)
       if (rt->workloads[i].dag->workload_key() == t.workload_key) {
-        measured[i].push_back(schedule::ScheduleToJsonText(t.task.schedule, -1));
+        pending_schedules[i].push_back(schedule::ScheduleToJsonText(t.task.schedule, -1));
       }
   }
-  if (absl::Status s = search.Start(rt, measured); !s.ok()) return s;
+  if (absl::Status s = search.Start(rt, pending_schedules); !s.ok()) return s;
   TakeTotals(rt, *totals);  // errors, best, and each workload's trials and best
   rt->job.state = JobState::kQueued;  // until its workers register again
   rt->message = absl::StrCat("resumed after a restart at ", rt->job.trials_done, "/", rt->job.trials_total,

@@ -28,6 +28,10 @@ struct JobRuntime {
   int64_t next_seq = 0;   // task id counter
   // Per workload, what the task scheduler picks the next share by.
   std::vector<search::TaskState> tasks;
+  // Per workload, the fastest correct time earlier jobs offer (0: none):
+  // the job goes on from it (earlier_records.h), so its tasks' bests are
+  // never slower.
+  std::vector<double> earlier_best_seconds;
   // Per workload, its candidates' compile times: their build deadline.
   std::vector<CompileTimes> compile_times;
   std::unique_ptr<search::TaskScheduler> scheduler;

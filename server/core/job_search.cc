@@ -8,6 +8,7 @@
 #include "measure/behind_best.h"
 #include "search/task_scheduler/share_round.h"
 #include "search/task_scheduler/task_scheduler.h"
+#include "server/core/earlier_records.h"
 #include "server/core/job_ids.h"
 #include "server/core/retiming.h"
 #include "server/core/service_constants.h"
@@ -29,7 +30,7 @@ double OutputElements(const te::ComputeDag& dag) {
 
 }  // namespace
 
-absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std::string>>& measured) {
+absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std::string>>& pending) {
   absl::StatusOr<search::PolicyKind> kind = search::ParsePolicy(rt->job.spec.policy);
   if (!kind.ok()) return kind.status();
   absl::StatusOr<search::SketchSelection> selection = search::ParseSketchSelection(rt->job.spec.sketch_selection);
@@ -54,7 +55,11 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
   rt->tasks.assign(rt->workloads.size(), {});
   rt->compile_times.assign(rt->workloads.size(), {});
   rt->job.tasks.resize(rt->workloads.size());
+  rt->earlier_best_seconds.assign(rt->workloads.size(), 0);
   for (size_t i = 0; i < rt->workloads.size(); ++i) {
+    absl::StatusOr<EarlierRecords> earlier =
+        LoadEarlierRecords(*store_, rt->workloads[i].dag->workload_key(), device_key, rt->job.id);
+    if (!earlier.ok()) return earlier.status();
     rt->tasks[i].flops = rt->workloads[i].dag->flops();
     rt->tasks[i].group =
         search::SimilarityGroup(rt->workloads[i].op, rt->tasks[i].flops, OutputElements(*rt->workloads[i].dag));
@@ -69,14 +74,21 @@ absl::Status JobSearch::Start(JobRuntime* rt, const std::vector<std::vector<std:
     const double neighbour_share = rt->job.spec.neighbour_share.value_or(search::kDefaultBestNeighbourShare);
     rt->policies.push_back(search::MakePolicy(*kind, {rt->workloads[i].dag, hw, model, seed + i, *selection,
                                                       droplet_after, *mutation_choice, neighbour_share}));
-    if (i < measured.size()) {
-      std::vector<std::vector<schedule::Step>> done;
-      for (const std::string& text : measured[i])
-        if (absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(text); s.ok())
-          done.push_back(s->steps);
-      rt->policies.back()->MarkMeasured(done);
-      rt->tasks[i].trials = static_cast<int64_t>(done.size());
-    }
+    std::vector<std::vector<schedule::Step>> done;
+    auto mark = [&](const std::vector<std::string>& texts) {
+      for (const std::string& text : texts)
+        if (absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(text); s.ok()) done.push_back(s->steps);
+    };
+    mark(earlier->measured);
+    if (i < pending.size()) mark(pending[i]);
+    rt->policies.back()->MarkMeasured(done);
+    rt->policies.back()->ContinueFrom(earlier->fastest);
+    // The scheduler counts the earlier trials and best as the task's own: a
+    // task that had its warm-up does not get another.
+    rt->tasks[i].trials = static_cast<int64_t>(done.size());
+    rt->tasks[i].best_seconds = earlier->best_seconds;
+    rt->earlier_best_seconds[i] = earlier->best_seconds;
+    shown.best_seconds = earlier->best_seconds;
   }
   rt->scheduler = search::MakeTaskScheduler(scheduler, seed);
   rt->started = absl::Now();

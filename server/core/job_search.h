@@ -30,9 +30,11 @@ class JobSearch {
   JobSearch(RecordStore* store, CostModels* cost_models, search::TaskSchedulerKind scheduler)
       : store_(store), cost_models_(cost_models), scheduler_(scheduler) {}
 
-  // Policies and scheduler for a running job; `measured` (per workload) are
-  // schedule texts already measured or pending, never proposed again.
-  absl::Status Start(JobRuntime* rt, const std::vector<std::vector<std::string>>& measured);
+  // Policies and scheduler for a running job, going on from the store's
+  // records of its workloads (earlier_records.h); `pending` (per workload,
+  // a restored job's) are schedule texts sent out and not yet measured,
+  // never proposed again either.
+  absl::Status Start(JobRuntime* rt, const std::vector<std::vector<std::string>>& pending = {});
   // The next round: `feedback` per workload goes to the policies, then up to
   // `want` new candidates are proposed.
   PlannedRound Next(JobRuntime* rt, std::vector<std::vector<search::MeasuredCandidate>> feedback, int want);

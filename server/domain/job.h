@@ -54,8 +54,8 @@ struct JobSpec {
 struct TaskProgress {
   std::string workload_key;
   std::string workload;     // spec, or "def:<name>"
-  int trials = 0;           // measured so far
-  double best_seconds = 0;  // fastest correct time; 0: none yet
+  int trials = 0;           // measured so far (by this job)
+  double best_seconds = 0;  // fastest correct time, earlier jobs' too; 0: none yet
   double weight = 1;
 };
 

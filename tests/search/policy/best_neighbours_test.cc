@@ -128,5 +128,38 @@ TEST(BestNeighboursTest, APolicyMadeForAJobTakesItsShare) {
     EXPECT_EQ(StepsThatDiffer(steps, best), 1) << "a neighbour of the best, not an evolved program";
 }
 
+// A later job's policy goes on from what an earlier one measured
+// (ContinueFrom, server/core/earlier_records.h): its first trained round is
+// around the earlier best, and nothing measured before comes again.
+TEST(BestNeighboursTest, ALaterPolicyGoesOnFromTheEarlierBest) {
+  te::Workload w = MustParse("matmul:M=64,N=64,K=64");
+  SketchPolicyOptions options = testing::SmallAnsorOptions(2);
+  options.eps_greedy = 0;
+  options.best_neighbour_share = 1;
+  std::shared_ptr<SharedCostModel> model = OneThreadXGBoost();  // the target's, shared by both jobs
+  std::unique_ptr<SearchPolicy> earlier = MakeSketchPolicy(w.dag, OneCore(), model, 7, options);
+  std::vector<std::vector<Step>> first = earlier->Propose(24);
+  ASSERT_GT(first.size(), 4u);
+  std::vector<MeasuredCandidate> results;
+  for (size_t i = 0; i < first.size(); ++i)
+    results.push_back({first[i], true, i == 4 ? 1e-4 : 1e-3 * (1 + static_cast<double>(i % 5))});
+  earlier->Update(results);
+  ASSERT_TRUE(model->trained());
+
+  SketchPolicyStats stats;
+  std::unique_ptr<SearchPolicy> later = MakeSketchPolicy(w.dag, OneCore(), model, 8, options, &stats);
+  later->MarkMeasured(first);
+  later->ContinueFrom({results[4], results[0]});
+  std::vector<std::vector<Step>> batch = later->Propose(6);
+  ASSERT_EQ(batch.size(), 6u);
+  EXPECT_EQ(stats.neighbour_picks, 6) << "the earlier best has neighbours to measure";
+  absl::flat_hash_set<uint64_t> measured;
+  for (const std::vector<Step>& steps : first) measured.insert(schedule::HashSteps(steps));
+  for (const std::vector<Step>& steps : batch) {
+    EXPECT_EQ(StepsThatDiffer(steps, first[4]), 1) << "a neighbour of the earlier best";
+    EXPECT_FALSE(measured.contains(schedule::HashSteps(steps))) << "measured by the earlier job";
+  }
+}
+
 }  // namespace
 }  // namespace tuneforge::search

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <random>
@@ -264,6 +265,42 @@ TEST(DropletPolicyTest, AnExhaustedDescentStopsWhenAskedOrReturnsToAnsor) {
     // Stopped: nothing more; else Ansor's search proposes again.
     EXPECT_EQ(policy->Propose(16).empty(), stop) << "stop " << stop;
   }
+}
+
+// A later job's droplet policy goes on from an earlier job's trials
+// (ContinueFrom): with the Ansor phase's trials spent there, its first round
+// descends from the earlier best.
+TEST(DropletPolicyTest, ALaterJobDescendsFromTheEarlierBest) {
+  te::Workload w = MustParse("matmul:M=64,N=64,K=64");
+  DropletOptions options;
+  options.after = 32;
+  std::shared_ptr<SharedCostModel> model = OneThreadXGBoost();  // the target's, shared by both jobs
+  std::unique_ptr<SearchPolicy> earlier =
+      MakeDropletPolicy(w.dag, OneCore(), model, 4, options, testing::SmallAnsorOptions(1));
+  std::mt19937_64 rng(3);
+  std::vector<std::vector<schedule::Step>> measured;
+  std::vector<MeasuredCandidate> results;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<MeasuredCandidate> batch;
+    for (const auto& steps : earlier->Propose(16)) {
+      batch.push_back(TimedByInnermostLength(steps, 0.002, rng));
+      measured.push_back(steps);
+    }
+    earlier->Update(batch);
+    results.insert(results.end(), batch.begin(), batch.end());
+  }
+  ASSERT_EQ(measured.size(), 32u);
+  std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.seconds < b.seconds; });
+
+  DropletStats stats;
+  std::unique_ptr<SearchPolicy> later =
+      MakeDropletPolicy(w.dag, OneCore(), model, 5, options, testing::SmallAnsorOptions(1), &stats);
+  later->MarkMeasured(measured);
+  later->ContinueFrom({results.begin(), results.begin() + 4});
+  std::vector<std::vector<schedule::Step>> first = later->Propose(16);
+  EXPECT_EQ(stats.descents, 1) << "the earlier trials were the Ansor phase";
+  EXPECT_EQ(stats.proposed, static_cast<int64_t>(first.size()));
+  EXPECT_FALSE(first.empty());
 }
 
 }  // namespace

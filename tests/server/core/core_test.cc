@@ -667,5 +667,40 @@ TEST_F(CoreTest, AJobOfSeveralWorkloadsTracksEachOne) {
   EXPECT_EQ(done->tasks[0].trials + done->tasks[1].trials, 24);
 }
 
+// A later job on workloads the store has records of goes on from them (as
+// TVM's task scheduler does from a log): it shows their bests before its
+// first trial, never measures their programs again, and its task scheduler
+// counts their trials, so the gradient scheduler spends the job on the slow
+// task at once instead of warming both up again (8 + 8 of 16 trials).
+TEST_F(CoreTest, ALaterJobGoesOnFromTheStoresRecords) {
+  JobSpec spec = Spec(32, 8);
+  spec.workloads.push_back(WorkloadSource::Spec("matmul:M=8,N=8,K=8"));
+  spec.task_scheduler = "gradient";
+  auto first = jobs_->Submit(spec);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string slow_key = first->tasks[1].workload_key;
+  auto seconds = [&](const MeasureTask& t) { return t.workload_key == slow_key ? 0.1 : 1e-3; };
+  Answer(first->id, seconds);
+  ASSERT_EQ(jobs_->Get(first->id)->state, JobState::kDone);
+
+  spec.trials = 16;
+  auto later = jobs_->Submit(spec);
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_DOUBLE_EQ(later->tasks[0].best_seconds, 1e-3) << "the earlier job's best, before any trial";
+  EXPECT_DOUBLE_EQ(later->tasks[1].best_seconds, 0.1);
+  EXPECT_EQ(later->tasks[0].trials, 0) << "trials are the job's own";
+  Answer(later->id, seconds);
+  auto done = jobs_->Get(later->id);
+  ASSERT_EQ(done->state, JobState::kDone);
+  EXPECT_EQ(done->tasks[0].trials + done->tasks[1].trials, 16);
+  EXPECT_GE(done->tasks[1].trials, 12) << "no second warm-up: the slow task takes the job";
+  EXPECT_DOUBLE_EQ(done->tasks[0].best_seconds, 1e-3);
+
+  std::set<std::string> earlier_programs;
+  for (const Record& r : Records(first->id)) earlier_programs.insert(r.schedule_json);
+  for (const Record& r : Records(later->id))
+    EXPECT_FALSE(earlier_programs.contains(r.schedule_json)) << "measured again: " << r.schedule_json;
+}
+
 }  // namespace
 }  // namespace tuneforge::server
