@@ -12,13 +12,12 @@ absl::StatusOr<EarlierRecords> LoadEarlierRecords(RecordStore& store, const std:
   if (!measured.ok()) return measured.status();
   out.measured = *std::move(measured);
   if (out.measured.empty()) return out;
-  RecordFilter filter;
-  filter.workload_key = workload_key;
-  filter.device_key = device_key;
-  filter.only_ok = true;
-  filter.fastest_first = true;
-  filter.limit = kContinueFromFastest;
-  absl::StatusOr<std::vector<Record>> fastest = store.Query(filter);
+  absl::StatusOr<std::vector<Record>> fastest = store.Query({.workload_key = workload_key,
+                                                             .device_key = device_key,
+                                                             .job_id = "",  // any job's
+                                                             .only_ok = true,
+                                                             .limit = kContinueFromFastest,
+                                                             .fastest_first = true});
   if (!fastest.ok()) return fastest.status();
   for (const Record& r : *fastest) {
     absl::StatusOr<schedule::Schedule> s = schedule::ParseScheduleJson(r.schedule_json);
