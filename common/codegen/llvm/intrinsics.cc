@@ -1,7 +1,9 @@
-// IrEmitter: math functions. LLVM intrinsics where they exist (the backend
-// turns vector ones into instructions or per-lane libm calls), libm calls
-// per lane otherwise.
+// IrEmitter: math functions. float32 exp, tanh, sigmoid and erf as inline
+// polynomials (vector_math.h: vector speed, cost independent of the data);
+// otherwise LLVM intrinsics where they exist (the backend turns vector ones
+// into instructions or per-lane libm calls), libm calls per lane.
 #include "common/codegen/llvm/ir_emitter.h"
+#include "common/codegen/llvm/vector_math.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Intrinsics.h"
 
@@ -44,18 +46,27 @@ llvm::Value* IrEmitter::EmitMath(te::Intrinsic fn, const std::vector<llvm::Value
                                  te::DType t) {
   llvm::Value* x = args[0];
   llvm::Value* one = FloatConstantOf(t, 1.0);
+  const bool f32 = t.scalar == te::ScalarType::kFloat32;
+  auto exp = [&](llvm::Value* v) {
+    return f32 ? EmitExpF32(b_, v) : EmitIntrinsic(llvm::Intrinsic::exp, {v});
+  };
   switch (fn) {
-    case te::Intrinsic::kExp: return EmitIntrinsic(llvm::Intrinsic::exp, {x});
+    case te::Intrinsic::kExp: return exp(x);
     case te::Intrinsic::kLog: return EmitIntrinsic(llvm::Intrinsic::log, {x});
     case te::Intrinsic::kSqrt: return EmitIntrinsic(llvm::Intrinsic::sqrt, {x});
     case te::Intrinsic::kRsqrt:
       return b_.CreateFDiv(one, EmitIntrinsic(llvm::Intrinsic::sqrt, {x}));
-    case te::Intrinsic::kTanh: return EmitIntrinsic(llvm::Intrinsic::tanh, {x});
+    case te::Intrinsic::kTanh:
+      return f32 ? EmitTanhF32(b_, x) : EmitIntrinsic(llvm::Intrinsic::tanh, {x});
     case te::Intrinsic::kSigmoid: {
-      llvm::Value* e = EmitIntrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(x)});
-      return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+      // e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e)
+      // below, which keeps the tiny results of large negative x.
+      llvm::Value* e = exp(b_.CreateFNeg(EmitIntrinsic(llvm::Intrinsic::fabs, {x})));
+      llvm::Value* numerator = b_.CreateSelect(b_.CreateFCmpOLT(x, FloatConstantOf(t, 0.0)), e, one);
+      return b_.CreateFDiv(numerator, b_.CreateFAdd(one, e));
     }
-    case te::Intrinsic::kErf: return EmitPerLaneLibmCall("erff", "erf", x, t);
+    case te::Intrinsic::kErf:
+      return f32 ? EmitErfF32(b_, x) : EmitPerLaneLibmCall("erff", "erf", x, t);
     case te::Intrinsic::kAbs:
       if (t.is_int()) {
         return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse());

@@ -1,0 +1,116 @@
+// float32 exp, erf and tanh as straight-line IR. The polynomial coefficients
+// come from vector_math_fit.py (run it to refit); each fit's error is far
+// below float's half ulp, so rounding in the evaluation sets the accuracy.
+#include "common/codegen/llvm/vector_math.h"
+
+#include <initializer_list>
+#include <iterator>
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace tuneforge::codegen {
+namespace {
+
+llvm::Value* Splat(llvm::Value* like, float value) {
+  return llvm::ConstantFP::get(like->getType(), value);
+}
+
+llvm::Value* MulAdd(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y, llvm::Value* z) {
+  return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {x->getType()}, {x, y, z});
+}
+
+// c[0] + c[1] v + c[2] v^2 + ... by Horner's rule.
+llvm::Value* Polynomial(llvm::IRBuilderBase& b, llvm::Value* v, std::initializer_list<float> c) {
+  auto coefficient = std::rbegin(c);
+  llvm::Value* sum = Splat(v, *coefficient);
+  for (++coefficient; coefficient != std::rend(c); ++coefficient) {
+    sum = MulAdd(b, sum, v, Splat(v, *coefficient));
+  }
+  return sum;
+}
+
+llvm::Value* Clamp(llvm::IRBuilderBase& b, llvm::Value* x, float lo, float hi) {
+  // minnum/maxnum return the number where one operand is NaN: the callers
+  // restore NaN at the end, and no NaN reaches an integer conversion.
+  llvm::Value* above = b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, Splat(x, lo));
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, above, Splat(x, hi));
+}
+
+llvm::Value* KeepNaN(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* result) {
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+}
+
+// 2^n for integer n in [-75, 64] (vector of i32 like the floats): (n + 127) << 23.
+llvm::Value* PowerOfTwo(llvm::IRBuilderBase& b, llvm::Value* n, llvm::Type* float_type) {
+  llvm::Value* bias = llvm::ConstantInt::get(n->getType(), 127);
+  llvm::Value* bits = b.CreateShl(b.CreateAdd(n, bias), llvm::ConstantInt::get(n->getType(), 23));
+  return b.CreateBitCast(bits, float_type);
+}
+
+}  // namespace
+
+llvm::Value* EmitExpF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  // exp(x) = 2^n * exp(r), n = round(x / ln2), |r| <= ln2/2, ln2 split in a
+  // high part exact in float and the rest (Cody and Waite) so r keeps its bits.
+  // Beyond the clamp the result is 0 or inf anyway; inside it n is in
+  // [-150, 128] and 2^n is applied as two normal powers, so results below
+  // FLT_MIN come out as denormals and those above FLT_MAX as inf.
+  llvm::Value* xc = Clamp(b, x, -104.0f, 88.8f);
+  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
+                                          b.CreateFMul(xc, Splat(x, 1.44269504f)));
+  llvm::Value* r = MulAdd(b, n, Splat(x, -0.693359375f), xc);
+  r = MulAdd(b, n, Splat(x, 2.12194440e-4f), r);
+  llvm::Value* p = Polynomial(b, r, {4.9999994e-01f, 1.6666521e-01f, 4.166839e-02f, 8.368713e-03f,
+                                     1.3814621e-03f});
+  llvm::Value* exp_r = MulAdd(b, b.CreateFMul(r, r), p, b.CreateFAdd(r, Splat(x, 1.0f)));
+
+  llvm::Type* int_type = x->getType()->getWithNewType(b.getInt32Ty());
+  llvm::Value* whole = b.CreateFPToSI(n, int_type);
+  llvm::Value* half = b.CreateAShr(whole, llvm::ConstantInt::get(int_type, 1));
+  llvm::Value* scaled = b.CreateFMul(exp_r, PowerOfTwo(b, half, x->getType()));
+  scaled = b.CreateFMul(scaled, PowerOfTwo(b, b.CreateSub(whole, half), x->getType()));
+  return KeepNaN(b, x, scaled);
+}
+
+llvm::Value* EmitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  // Near 0 an odd polynomial; elsewhere 1 - 2 / (exp(2|x|) + 1), which loses
+  // at most a bit to cancellation above 0.625 and reaches 1 exactly (exp is
+  // inf) for large |x|. NaN falls through the second form.
+  llvm::Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Value* x2 = b.CreateFMul(x, x);
+  llvm::Value* p = Polynomial(b, x2, {-3.333328e-01f, 1.3331442e-01f, -5.37397e-02f, 2.0639041e-02f,
+                                      -5.704934e-03f});
+  llvm::Value* near_zero = MulAdd(b, b.CreateFMul(x2, x), p, x);
+  llvm::Value* e = EmitExpF32(b, b.CreateFAdd(ax, ax));
+  llvm::Value* one = Splat(x, 1.0f);
+  llvm::Value* far = b.CreateFSub(one, b.CreateFDiv(Splat(x, 2.0f), b.CreateFAdd(e, one)));
+  far = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, far, x);
+  return b.CreateSelect(b.CreateFCmpOLT(ax, Splat(x, 0.625f)), near_zero, far);
+}
+
+llvm::Value* EmitErfF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  // Below 1 an odd polynomial; from 1 to 4 erf = 1 - erfc with
+  // erfc(x) = exp(-x^2) / x * Q(1/x); beyond 4, erf rounds to +-1.
+  llvm::Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Value* p = Polynomial(b, b.CreateFMul(x, x),
+                              {1.1283791e+00f, -3.7612626e-01f, 1.12835854e-01f, -2.6853811e-02f,
+                               5.1883264e-03f, -8.01018e-04f, 7.85381e-05f});
+  llvm::Value* near_zero = b.CreateFMul(x, p);
+
+  llvm::Value* a = Clamp(b, ax, 1.0f, 4.0f);
+  llvm::Value* inverse = b.CreateFDiv(Splat(x, 1.0f), a);
+  // v = (1/x - 0.625) / 0.375 maps [1/4, 1] onto [-1, 1], where Q is well conditioned.
+  llvm::Value* v = MulAdd(b, inverse, Splat(x, 8.0f / 3.0f), Splat(x, -5.0f / 3.0f));
+  llvm::Value* q = Polynomial(b, v, {4.8952478e-01f, -6.4344615e-02f, -1.8216661e-04f, 3.8021663e-03f,
+                                     -1.5422094e-03f, 3.6822588e-04f, -3.114287e-05f, -2.6087231e-05f,
+                                     2.142991e-05f, -6.818502e-06f});
+  llvm::Value* gauss = EmitExpF32(b, b.CreateFNeg(b.CreateFMul(a, a)));
+  llvm::Value* erfc = b.CreateFMul(b.CreateFMul(gauss, inverse), q);
+  llvm::Value* far = b.CreateFSub(Splat(x, 1.0f), erfc);
+  far = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, far, x);
+  llvm::Value* result = b.CreateSelect(b.CreateFCmpOLT(ax, Splat(x, 1.0f)), near_zero, far);
+  return KeepNaN(b, x, result);
+}
+
+}  // namespace tuneforge::codegen
