@@ -1,4 +1,4 @@
-// float32 exp, erf, tanh and sigmoid (vector_math.h) over a sample of every
+// float32 exp, log, erf, tanh and sigmoid (vector_math.h) over a sample of every
 // float: within a few ulp of the double-precision C library rounded to float,
 // inf and NaN where it gives them, and the same bits whether the loop is
 // vectorized or not; compiled without a call to the C library on x86-64 and
@@ -43,6 +43,7 @@ std::vector<float> SampleOfAllFloats() {
 double Reference(Intrinsic fn, double x) {
   switch (fn) {
     case Intrinsic::kExp: return std::exp(x);
+    case Intrinsic::kLog: return std::log(x);
     case Intrinsic::kErf: return std::erf(x);
     case Intrinsic::kTanh: return std::tanh(x);
     case Intrinsic::kSigmoid: return 1.0 / (1.0 + std::exp(-x));
@@ -126,7 +127,7 @@ TEST_P(VectorMathTest, CompilesToInstructionsWithoutLibmCalls) {
     absl::StatusOr<ObjectInfo> info = InspectObject(object->object);
     ASSERT_TRUE(info.ok()) << info.status();
     for (const std::string& symbol : info->undefined_symbols) {
-      for (const char* libm : {"expf", "erff", "tanhf", "exp", "erf", "tanh"}) {
+      for (const char* libm : {"expf", "logf", "erff", "tanhf", "exp", "log", "erf", "tanh"}) {
         EXPECT_NE(symbol, libm) << te::IntrinsicName(GetParam().fn) << " calls " << symbol << " on "
                                 << target.triple;
       }
@@ -135,7 +136,7 @@ TEST_P(VectorMathTest, CompilesToInstructionsWithoutLibmCalls) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Float32, VectorMathTest,
-                         ::testing::Values(MathCase{Intrinsic::kExp, 2}, MathCase{Intrinsic::kErf, 2},
+                         ::testing::Values(MathCase{Intrinsic::kExp, 2}, MathCase{Intrinsic::kLog, 2}, MathCase{Intrinsic::kErf, 2},
                                            MathCase{Intrinsic::kTanh, 2}, MathCase{Intrinsic::kSigmoid, 2}),
                          [](const auto& info) { return std::string(te::IntrinsicName(info.param.fn)); });
 

@@ -1,4 +1,4 @@
-// IrEmitter: math functions. float32 exp, tanh, sigmoid and erf as inline
+// IrEmitter: math functions. float32 exp, log, tanh, sigmoid and erf as inline
 // polynomials (vector_math.h: vector speed, cost independent of the data);
 // otherwise LLVM intrinsics where they exist (the backend turns vector ones
 // into instructions or per-lane libm calls), libm calls per lane.
@@ -52,7 +52,7 @@ llvm::Value* IrEmitter::EmitMath(te::Intrinsic fn, const std::vector<llvm::Value
   };
   switch (fn) {
     case te::Intrinsic::kExp: return exp(x);
-    case te::Intrinsic::kLog: return EmitIntrinsic(llvm::Intrinsic::log, {x});
+    case te::Intrinsic::kLog: return f32 ? EmitLogF32(b_, x) : EmitIntrinsic(llvm::Intrinsic::log, {x});
     case te::Intrinsic::kSqrt: return EmitIntrinsic(llvm::Intrinsic::sqrt, {x});
     case te::Intrinsic::kRsqrt:
       return b_.CreateFDiv(one, EmitIntrinsic(llvm::Intrinsic::sqrt, {x}));

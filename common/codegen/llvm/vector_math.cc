@@ -1,10 +1,11 @@
-// float32 exp, erf and tanh as straight-line IR. The polynomial coefficients
+// float32 exp, log, erf and tanh as straight-line IR. The polynomial coefficients
 // come from vector_math_fit.py (run it to refit); each fit's error is far
 // below float's half ulp, so rounding in the evaluation sets the accuracy.
 #include "common/codegen/llvm/vector_math.h"
 
 #include <initializer_list>
 #include <iterator>
+#include <limits>
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Intrinsics.h"
@@ -71,6 +72,38 @@ llvm::Value* EmitExpF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* scaled = b.CreateFMul(exp_r, PowerOfTwo(b, half, x->getType()));
   scaled = b.CreateFMul(scaled, PowerOfTwo(b, b.CreateSub(whole, half), x->getType()));
   return KeepNaN(b, x, scaled);
+}
+
+llvm::Value* EmitLogF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  // x = 2^e * m with m in [sqrt(1/2), sqrt(2)), read off the bits (denormals
+  // scaled by 2^23 first); log x = e ln2 + log(1 + f), f = m - 1 (exact).
+  llvm::Type* int_type = x->getType()->getWithNewType(b.getInt32Ty());
+  auto int_splat = [&](int32_t v) { return llvm::ConstantInt::get(int_type, v); };
+  llvm::Value* denormal = b.CreateFCmpOLT(x, Splat(x, 1.17549435e-38f));
+  llvm::Value* normal = b.CreateSelect(denormal, b.CreateFMul(x, Splat(x, 8388608.0f)), x);
+  llvm::Value* bits = b.CreateBitCast(normal, int_type);
+  // Subtracting the bits of sqrt(1/2) moves the exponent's boundary there.
+  llvm::Value* shifted = b.CreateSub(bits, int_splat(0x3f3504f3));
+  llvm::Value* exponent = b.CreateAShr(shifted, int_splat(23));
+  llvm::Value* m = b.CreateBitCast(
+      b.CreateAdd(b.CreateAnd(shifted, int_splat(0x007fffff)), int_splat(0x3f3504f3)), x->getType());
+  llvm::Value* e = b.CreateSIToFP(exponent, x->getType());
+  e = b.CreateSelect(denormal, b.CreateFSub(e, Splat(x, 23.0f)), e);
+  llvm::Value* f = b.CreateFSub(m, Splat(x, 1.0f));
+  llvm::Value* f2 = b.CreateFMul(f, f);
+  llvm::Value* p = Polynomial(b, f, {3.333333e-01f, -2.5000823e-01f, 2.0001227e-01f, -1.6623354e-01f,
+                                     1.4201747e-01f, -1.3160208e-01f, 1.2761678e-01f, -7.634558e-02f});
+  // f - f^2/2 + f^3 P + e ln2, ln2 split as in exp, small terms first.
+  llvm::Value* tail = MulAdd(b, b.CreateFMul(f2, f), p, b.CreateFMul(e, Splat(x, -2.12194440e-4f)));
+  llvm::Value* log1p = b.CreateFAdd(MulAdd(b, f2, Splat(x, -0.5f), tail), f);
+  llvm::Value* result = MulAdd(b, e, Splat(x, 0.693359375f), log1p);
+  // log 0 = -inf, log of a negative number NaN, log inf = inf.
+  llvm::Value* inf = Splat(x, std::numeric_limits<float>::infinity());
+  result = b.CreateSelect(b.CreateFCmpOEQ(x, inf), inf, result);
+  result = b.CreateSelect(b.CreateFCmpOLT(x, Splat(x, 0.0f)), Splat(x, std::numeric_limits<float>::quiet_NaN()),
+                          result);
+  result = b.CreateSelect(b.CreateFCmpOEQ(x, Splat(x, 0.0f)), b.CreateFNeg(inf), result);
+  return KeepNaN(b, x, result);
 }
 
 llvm::Value* EmitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x) {

@@ -40,6 +40,12 @@ def main():
     e = reference(mpmath.exp, r)
     show("exp: P, r^0 first", *minimax(r, [2, 3, 4, 5, 6], e - 1 - r, 1 / e))
 
+    # log(1 + f) = f - f^2/2 + f^3 * P(f) for 1 + f in [sqrt(1/2), sqrt(2)).
+    f = np.linspace(np.sqrt(0.5) - 1, np.sqrt(2) - 1, 6001)
+    f = f[np.abs(f) > 1e-6]
+    t = reference(lambda v: mpmath.log(1 + v), f)
+    show("log: P, f^0 first", *minimax(f, list(range(3, 11)), t - f + f * f / 2, 1 / np.abs(t)))
+
     # tanh(x) = x + x^3 * P(x^2) for |x| < 0.625.
     x = np.linspace(1e-4, 0.625, 4001)
     t = reference(mpmath.tanh, x)
