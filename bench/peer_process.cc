@@ -83,10 +83,15 @@ int PeerMain(const std::vector<std::string>& args) {
     note = OpenBlasCoreName();
   } else if (name == "onednn_matmul") {
     s = TimeOneDnnMatmul(arg(1), arg(2), arg(3), arg(4));
-  } else if (name == "onednn_conv2d" || name == "onednn_depthwise") {
+  } else if (name == "onednn_conv2d" || name == "onednn_conv2d_winograd" || name == "onednn_depthwise") {
     ConvShape shape{arg(1), arg(2), arg(3), arg(4), arg(5), arg(6), arg(7), arg(8), arg(9)};
-    s = name == "onednn_conv2d" ? TimeOneDnnConv2d(shape, arg(10))
-                                : TimeOneDnnDepthwiseConv2d(shape, arg(10));
+    s = name == "onednn_conv2d"            ? TimeOneDnnConv2d(shape, arg(10))
+        : name == "onednn_conv2d_winograd" ? TimeOneDnnWinogradConv2d(shape, arg(10))
+                                           : TimeOneDnnDepthwiseConv2d(shape, arg(10));
+    if (s <= 0) {
+      std::cerr << name << ": oneDNN has no implementation for this shape on this machine\n";
+      return 1;
+    }
   } else {
     std::cerr << "unknown peer " << name << "\n";
     return 2;

@@ -20,7 +20,8 @@ void Fill(memory& m, float v) {
   for (size_t i = 0; i < n; ++i) p[i] = v;
 }
 
-double TimeConv(const ConvShape& s, int groups, int threads) {
+double TimeConv(const ConvShape& s, int groups, int threads,
+                dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct) {
   omp_set_num_threads(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
@@ -33,7 +34,7 @@ double TimeConv(const ConvShape& s, int groups, int threads) {
   auto dst_md = memory::desc(dst_dims, dt::f32, tag::any);
   auto pd = dnnl::convolution_forward::primitive_desc(
       dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                      dnnl::algorithm::convolution_direct, src_md, wei_md, dst_md,
+                                      algorithm, src_md, wei_md, dst_md,
                                       {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad}),
       eng);
   memory src(pd.src_desc(), eng), wei(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
@@ -67,6 +68,14 @@ double TimeOneDnnMatmul(int m, int n, int k, int threads) {
 }
 
 double TimeOneDnnConv2d(const ConvShape& shape, int threads) { return TimeConv(shape, 1, threads); }
+
+double TimeOneDnnWinogradConv2d(const ConvShape& shape, int threads) {
+  try {
+    return TimeConv(shape, 1, threads, dnnl::algorithm::convolution_winograd);
+  } catch (const dnnl::error&) {  // no implementation for this shape or machine
+    return 0;
+  }
+}
 
 double TimeOneDnnDepthwiseConv2d(const ConvShape& shape, int threads) {
   return TimeConv(shape, shape.c, threads);

@@ -13,6 +13,10 @@ struct ConvShape {
 };
 // Seconds per NCHW conv2d, float32, direct algorithm chosen by oneDNN.
 double TimeOneDnnConv2d(const ConvShape& shape, int threads);
+// The same by oneDNN's Winograd (on AVX-512 its F(2x2, 3x3)), the peer of
+// tuneforge's Winograd forms; 0 where oneDNN has no Winograd for the shape
+// or the machine (it does not on AVX2).
+double TimeOneDnnWinogradConv2d(const ConvShape& shape, int threads);
 // Seconds per depthwise NCHW conv2d (groups = channels), float32.
 double TimeOneDnnDepthwiseConv2d(const ConvShape& shape, int threads);
 
