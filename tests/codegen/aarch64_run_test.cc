@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/codegen/kernel_builder.h"
@@ -141,6 +142,78 @@ TEST(Aarch64RunTest, AServerLinkedSharedObjectIsLoadedWithDlopenUnderQemu) {
   std::string output =
       BuildAndRun(*shared, std::string(kDlopenDriver) + checker,
                   "aarch64-linux-gnu-g++ driver.o runtime.o -rdynamic -ldl -pthread -o prog", &status);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_EQ(output, "ok\n");
+}
+
+// float32 exp, log, erf, tanh and sigmoid (codegen/llvm/vector_math.h) as
+// AArch64 code: 65,536 inputs spread over every float, scalar and 4-lane
+// NEON results compared with the cross C library in double, rounded.
+constexpr int kArmMathInputs = 65536;
+constexpr char kMathDriver[] = R"(
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define N 65536
+int32_t vector_math(void** args);
+static float in[N], out[10][N];
+static int64_t ordered(float f) { int32_t b; memcpy(&b, &f, 4); return b < 0 ? (int64_t)INT32_MIN - b : b; }
+static double reference(int k, double x) {
+  switch (k) {
+    case 0: return exp(x);
+    case 1: return log(x);
+    case 2: return erf(x);
+    case 3: return tanh(x);
+    default: return 1.0 / (1.0 + exp(-x));
+  }
+}
+int main(void) {
+  for (uint32_t i = 0; i < N; ++i) { uint32_t bits = i * 65537u; memcpy(&in[i], &bits, 4); }
+  void* args[11] = {in};
+  for (int k = 0; k < 10; ++k) args[k + 1] = out[k];
+  int32_t rc = vector_math(args);
+  if (rc != 0) { printf("kernel returned %d\n", rc); return 2; }
+  for (int k = 0; k < 5; ++k)
+    for (int i = 0; i < N; ++i) {
+      float x = in[i], scalar = out[2 * k][i], vector = out[2 * k + 1][i], want = (float)reference(k, x);
+      if (memcmp(&scalar, &vector, 4) != 0) { printf("fn %d x %.9g: scalar %.9g vector %.9g\n", k, x, scalar, vector); return 1; }
+      if (isnan(want) ? !isnan(vector) : (isnan(vector) || llabs(ordered(vector) - ordered(want)) > 2)) {
+        printf("fn %d x %.9g: %.9g, want %.9g\n", k, x, vector, want);
+        return 1;
+      }
+    }
+  printf("ok\n");
+  return 0;
+}
+)";
+
+TEST(Aarch64RunTest, VectorMathIsWithinTwoUlpOfLibmUnderQemu) {
+  if (!HaveTool("aarch64-linux-gnu-g++") || !HaveTool("qemu-aarch64")) {
+    GTEST_SKIP() << "needs g++-aarch64-linux-gnu and qemu-user";
+  }
+  te::Buffer in = Buf("in", {kArmMathInputs});
+  std::vector<te::Buffer> args = {in};
+  std::vector<Stmt> body;
+  for (te::Intrinsic fn : {te::Intrinsic::kExp, te::Intrinsic::kLog, te::Intrinsic::kErf, te::Intrinsic::kTanh,
+                           te::Intrinsic::kSigmoid}) {
+    te::Buffer scalar = Buf(std::string("s_") + te::IntrinsicName(fn), {kArmMathInputs});
+    te::Buffer vector = Buf(std::string("v_") + te::IntrinsicName(fn), {kArmMathInputs});
+    args.push_back(scalar);
+    args.push_back(vector);
+    body.push_back(Loop("i", kArmMathInputs, [&](Expr i) { return St(scalar, i, te::MakeCall(fn, {Ld(in, i)})); }));
+    body.push_back(Loop("v", kArmMathInputs / 4, [&](Expr v) {
+      return St(vector, Vec(v * 4, 4), te::MakeCall(fn, {Ld(in, Vec(v * 4, 4))}));
+    }));
+  }
+  absl::StatusOr<Target> arm = Target::Parse("aarch64");
+  ASSERT_TRUE(arm.ok()) << arm.status();
+  absl::StatusOr<CompiledObject> object = CompileToObject(Func("vector_math", args, Seq(body)), *arm);
+  ASSERT_TRUE(object.ok()) << object.status();
+  int status = 0;
+  std::string output = BuildAndRun(*object, kMathDriver,
+                                   "aarch64-linux-gnu-g++ driver.o runtime.o kernel.o -lm -pthread -o prog", &status);
   EXPECT_EQ(status, 0) << output;
   EXPECT_EQ(output, "ok\n");
 }
