@@ -73,8 +73,9 @@ bool ReadsCacheReadStage(const State& state, int stage) {
 }
 
 bool IsConstantCopy(const State& state, int stage) {
-  return IsCacheReadStage(state, stage) && state.stage(stage - 1).op->is_placeholder() &&
-         state.stage(stage - 1).op->constant;
+  if (!IsCacheReadStage(state, stage)) return false;
+  const te::Tensor& source = state.stage(stage - 1).op;
+  return source->is_placeholder() ? source->constant : IsPrecomputedConstant(state, stage - 1);
 }
 
 namespace {

@@ -27,7 +27,8 @@ bool HasCacheWriteStage(const schedule::State& state, int stage);
 bool IsCacheReadStage(const schedule::State& state, int stage);
 // Some input of `stage` is such a copy (the stage's input was packed).
 bool ReadsCacheReadStage(const schedule::State& state, int stage);
-// `stage` is such a copy of a constant placeholder (a packed weight).
+// `stage` is such a copy of a constant placeholder or of a precomputed
+// constant (below): a packed weight, Winograd's transformed one included.
 bool IsConstantCopy(const schedule::State& state, int stage);
 // `stage` is computed from constant placeholders alone (through the stages
 // it reads) and is not such a copy: a CPU program's layout rewrite computes
