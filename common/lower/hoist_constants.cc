@@ -146,7 +146,13 @@ void HoistConstantStages(LowerContext* ctx) {
     buf->shape = std::move(shape);
     ctx->hoisted[s] = HoistedStage{*std::move(outer), std::move(slots.index), buf};
   }
-  for (const auto& [s, h] : ctx->hoisted) ctx->arguments.push_back(h.packed);
+  for (auto& [s, h] : ctx->hoisted) {
+    const std::vector<int>& consumers = state.dag()->analysis(s).consumers;
+    h.prepack_only = !consumers.empty() && std::all_of(consumers.begin(), consumers.end(), [&](int c) {
+      return ctx->hoisted.count(c) > 0;
+    });
+    if (!h.prepack_only) ctx->arguments.push_back(h.packed);
+  }
 }
 
 }  // namespace tuneforge::lower

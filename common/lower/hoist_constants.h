@@ -13,7 +13,8 @@
 
 namespace tuneforge::lower {
 
-// Fills ctx->hoisted and appends the packed buffers to ctx->arguments.
+// Fills ctx->hoisted and appends the packed buffers to ctx->arguments (but
+// those only other hoisted stages read, which the prepack function allocates).
 // Stages it cannot hoist (they read a non-constant, host other stages, or
 // their packed copy would be much larger than the tensor) stay as they are.
 void HoistConstantStages(LowerContext* ctx);

@@ -22,6 +22,10 @@ struct HoistedStage {
   std::vector<std::pair<te::Var, int64_t>> outer;
   std::vector<te::Expr> slot;
   te::Buffer packed;
+  // Read only by other hoisted stages (Winograd's kernel transform, where the
+  // product reads a packed copy of it): a temporary of the prepack function,
+  // not an argument that would hold a second copy of the weights.
+  bool prepack_only = false;
 };
 
 struct LowerContext {
@@ -39,7 +43,8 @@ struct LowerContext {
   // Stages computed inside (stage, node), in stage order.
   std::map<std::pair<int, int>, std::vector<int>> attached;
   std::vector<int> root_stages;           // non-inlined compute stages at root, in order
-  std::map<int, HoistedStage> hoisted;    // by stage; their buffers end `arguments`
+  // By stage; their buffers (but those of prepack_only ones) end `arguments`.
+  std::map<int, HoistedStage> hoisted;
 
   const schedule::Stage& stage(int s) const { return state->stage(s); }
   // Whether everything stage s's body reads is a constant placeholder or a

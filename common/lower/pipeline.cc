@@ -54,7 +54,7 @@ absl::StatusOr<LoweredFunc> Lower(const schedule::State& state, const LowerOptio
   absl::StatusOr<Stmt> nest = BuildLoopNest(*ctx);
   if (!nest.ok()) return nest.status();
   LoweredFunc func{options.name, ctx->arguments, RunPasses(*nest, options)};
-  func.num_packed = static_cast<int>(ctx->hoisted.size());
+  for (const auto& [s, h] : ctx->hoisted) func.num_packed += h.prepack_only ? 0 : 1;
   if (!options.prepack) return func;
   // Runs once, untimed: its loops are not worth copying (roll_loops.h).
   if (Stmt prepack = BuildPrepackNest(*ctx)) func.prepack = RunPasses(RollLoops(prepack), options);

@@ -19,7 +19,8 @@
 // The same holds for a stage computed from constants alone
 // (IsPrecomputedConstant): Winograd's transformed weights, laid out
 // [c][eps][nu][k] by their definition, which the batched product would
-// otherwise read 16 KB apart from one reduction step to the next.
+// otherwise read 16-36 KB apart from one reduction step to the next (the
+// transform itself then lives only in the prepack function).
 //
 // The unpacked stage is derived as well (kApply): the search decides.
 #include "common/te/expr_util.h"

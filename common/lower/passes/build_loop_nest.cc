@@ -69,7 +69,10 @@ class NestBuilder {
         nest = MakeFor(l->first, l->second, ForKind::kSerial, nest);
       parts.push_back(nest);
     }
-    return MakeSeq(std::move(parts));
+    Stmt body = MakeSeq(std::move(parts));
+    for (const auto& [s, hoisted] : ctx_.hoisted)
+      if (hoisted.prepack_only) body = MakeAllocate(hoisted.packed, body);
+    return body;
   }
 
  private:

@@ -272,7 +272,8 @@ TEST(SketchRulesTest, WinogradTransformsUnrollTheirMatrixAxesAndGatherTheTileIns
 // it would change the kernel; a packed copy of it may be read instead), and
 // every sampled program of a Winograd conv that reads it directly lowers to
 // one prepack function (one compile for a builder's cache). Programs that
-// read a packed copy prepack that too, in their own tile's order.
+// read a packed copy prepack that too, in their own tile's order, and keep
+// only the copy: the transform is the prepack function's temporary.
 TEST(SketchRulesTest, WinogradKernelTransformIsPrecomputedUntouched) {
   const std::string spec = "conv2d_winograd:N=1,C=64,H=14,W=14,K=64,tile=2";
   std::vector<Sketch> s = Sketches(spec);
@@ -296,7 +297,11 @@ TEST(SketchRulesTest, WinogradKernelTransformIsPrecomputedUntouched) {
       }
       absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*program);
       ASSERT_TRUE(f.ok()) << f.status();
-      ASSERT_EQ(f->num_packed, copied ? 2 : 1) << program->ToString();
+      // One packed argument: the transform itself, or the copy the product
+      // reads, with the transform a temporary of the prepack function.
+      ASSERT_EQ(f->num_packed, 1) << program->ToString();
+      EXPECT_EQ(f->args.back()->name, copied ? "kernel_pack.local.packed" : "kernel_pack.packed");
+      EXPECT_EQ(lower::ToString(f->prepack).find("allocate kernel_pack.packed") != std::string::npos, copied);
       if (!copied) prepacks.insert(lower::ToString(f->prepack));
       if (checked[copied]++ < 2) {
         EXPECT_EQ(testing::CheckAgainstReference(w, *program, sample), "") << program->ToString();
