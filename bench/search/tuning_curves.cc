@@ -168,6 +168,12 @@ std::optional<TimeSplit> ReadTimeSplit(const std::filesystem::path& dir) {
                          static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
+std::optional<double> Max(std::optional<double> a, std::optional<double> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::max(*a, *b);
+}
+
 // The library's fastest of the forms listed for it (oneDNN's direct conv
 // and its Winograd for a Winograd workload), one fresh process each.
 std::optional<double> PeerGflopsOnce(const TuningOptions& o, const TuningWorkload& w,
@@ -179,7 +185,7 @@ std::optional<double> PeerGflopsOnce(const TuningOptions& o, const TuningWorkloa
     args.insert(args.end(), shape.begin(), shape.end());
     args.push_back(std::to_string(o.threads));
     std::optional<PeerResult> r = RunPeer(o.self, args);
-    if (r && r->seconds > 0 && (!best || flops / r->seconds / 1e9 > *best)) best = flops / r->seconds / 1e9;
+    if (r && r->seconds > 0) best = Max(best, flops / r->seconds / 1e9);
   }
   return best;
 }
@@ -197,12 +203,6 @@ std::optional<double> PeerGflops(const TuningOptions& o, const TuningWorkload& w
 std::string Reach(const std::vector<Point>& curve, double gflops) {
   std::optional<Point> p = FirstHolding(curve, gflops);
   return p ? absl::StrFormat("trial %d (%.0f s)", p->trials, p->seconds) : "not reached";
-}
-
-std::optional<double> Max(std::optional<double> a, std::optional<double> b) {
-  if (!a) return b;
-  if (!b) return a;
-  return std::max(*a, *b);
 }
 
 // The winner and the peers after a tuning, side by side: rounds of one
