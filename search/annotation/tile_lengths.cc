@@ -15,6 +15,13 @@ std::vector<int64_t> Divisors(int64_t n) {
   return small;
 }
 
+int64_t DividingVectorLength(int64_t extent, int vector_lanes) {
+  int64_t lanes = 1;
+  for (int64_t d : Divisors(extent))
+    if (d <= vector_lanes) lanes = d;
+  return lanes;
+}
+
 int64_t InnermostLimit(const HardwareParams& hw, schedule::IterKind kind, int64_t extent) {
   if (hw.gpu || kind == schedule::IterKind::kSpatial) return hw.max_innermost_split_factor;
   return std::max(extent, hw.max_innermost_split_factor);

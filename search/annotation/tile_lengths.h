@@ -28,6 +28,8 @@ int64_t InnermostLimit(const HardwareParams& hw, const std::vector<schedule::Ste
 
 // All divisors of n (n >= 1), ascending.
 std::vector<int64_t> Divisors(int64_t n);
+// The longest vector of at most `vector_lanes` that divides `extent`.
+int64_t DividingVectorLength(int64_t extent, int vector_lanes);
 // `count` inner lengths (outermost first, innermost last) whose product
 // divides `extent`, each a random divisor of what is left, the innermost at
 // most `max_innermost`.

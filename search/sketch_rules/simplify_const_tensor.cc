@@ -14,8 +14,6 @@
 // 256-channel 14x14 conv kept a 2-lane data transform that 8 or 16 lanes
 // run 12 % faster (the whole conv), and the scalar form was 14 % slower
 // still.
-#include <algorithm>
-
 #include "search/annotation/tile_lengths.h"
 #include "search/sketch_rules/sketch_rules.h"
 #include "search/sketch_rules/stage_queries.h"
@@ -45,7 +43,8 @@ class SimplifyConstTensorRule : public SketchRule {
     if (!hw.gpu)
       for (int i = 0; i < n; ++i)
         if (!IsConstantIndexAxis(a, i)) vector_axis = i;
-    const int64_t lanes = vector_axis < 0 ? 1 : VectorLength(state.stage(stage).iter_node(vector_axis).extent, hw);
+    const int64_t lanes =
+        vector_axis < 0 ? 1 : DividingVectorLength(state.stage(stage).iter_node(vector_axis).extent, hw.vector_lanes);
     if (lanes <= 1) vector_axis = -1;
     schedule::State next = state;
     // Split the tiled axes, last first so earlier indices hold; the vector
@@ -73,19 +72,6 @@ class SimplifyConstTensorRule : public SketchRule {
     for (int i = first_unrolled; i < first_unrolled + static_cast<int>(unrolled.size()); ++i)
       if (!next.Apply(schedule::AnnotationStep{stage, i, schedule::IterAnnotation::kUnroll}).ok()) return {};
     return {DerivedState{std::move(next), stage - 1, ""}};
-  }
-
- private:
-  // The longest vector of at most hw.vector_lanes that divides the extent.
-  static int64_t VectorLength(int64_t extent, const HardwareParams& hw) {
-    int64_t lanes = 1;
-    for (int64_t d : Divisors(extent))
-      if (d <= hw.vector_lanes) lanes = d;
-    return lanes;
-  }
-  static bool IsConstantIndexAxis(const te::OpAnalysis& a, int axis) {
-    return std::find(a.constant_index_axes.begin(), a.constant_index_axes.end(), axis) !=
-           a.constant_index_axes.end();
   }
 };
 

@@ -10,6 +10,7 @@ std::vector<std::unique_ptr<SketchRule>> DefaultCpuSketchRules() {
   rules.push_back(MakeSpecialComputeLocationRule());
   rules.push_back(MakeAlwaysInlineRule());
   rules.push_back(MakePrecomputedConstantRule());
+  rules.push_back(MakeTransformAtConsumerRule());
   rules.push_back(MakeSimplifyConstTensorRule());
   rules.push_back(MakeAddRfactorRule());
   rules.push_back(MakeAddCacheWriteRule());

@@ -49,9 +49,14 @@ std::unique_ptr<SketchRule> MakeSimplifyConstTensorRule();
 // Compute a gathering stage inside its consumer's last loop before the
 // unrolled constant-matrix axes (Ansor's "special compute location").
 std::unique_ptr<SketchRule> MakeSpecialComputeLocationRule();
+// CPU: also derive a constant-matrix transform whose one consumer gathers
+// its tiles (Winograd's inverse) computed inside that consumer, a row of
+// tiles and a vector of channels at a time.
+std::unique_ptr<SketchRule> MakeTransformAtConsumerRule();
 
 // Ansor's CPU rules: (special compute location,) always-inline, (ours:
-// precomputed constants,) simplify compute with constant tensors, rfactor,
+// precomputed constants, transform at consumer,) simplify compute with
+// constant tensors, rfactor,
 // cache-write, (ours: cache-read packing,) tiling with fusion, tiling, skip.
 std::vector<std::unique_ptr<SketchRule>> DefaultCpuSketchRules();
 // Ansor's GPU rules: shared cache reads, always-inline, cross-thread

@@ -130,6 +130,10 @@ std::vector<int> WeightVectorAxes(const State& state, int stage) {
   return out;
 }
 
+bool IsConstantIndexAxis(const te::OpAnalysis& a, int axis) {
+  return std::find(a.constant_index_axes.begin(), a.constant_index_axes.end(), axis) != a.constant_index_axes.end();
+}
+
 bool IsUntouchedComputeStage(const State& state, int stage) {
   return !state.stage(stage).is_placeholder() && !IsInlined(state, stage) && !IsTransformed(state, stage) &&
          !IsCacheWriteStage(state, stage) && !HasCacheWriteStage(state, stage);

@@ -44,6 +44,9 @@ bool IsPrecomputedConstant(const schedule::State& state, int stage);
 // the data broadcasts, where the last axis may be too short to fill a vector
 // (a 14-wide row). A cache-read copy of a constant counts as the constant.
 std::vector<int> WeightVectorAxes(const schedule::State& state, int stage);
+// `axis` of the stage's op (spatial, then reduction) indexes a constant
+// matrix (te::OpAnalysis::constant_index_axes).
+bool IsConstantIndexAxis(const te::OpAnalysis& a, int axis);
 // A computed stage no rule has touched yet: not inlined, loops untransformed,
 // no cache-write stage on either side (what rfactor-like rules start from).
 bool IsUntouchedComputeStage(const schedule::State& state, int stage);

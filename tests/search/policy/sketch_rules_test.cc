@@ -4,8 +4,10 @@
 
 #include <set>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/lower/lower.h"
 #include "common/lower/printer.h"
 #include "search/annotation/annotation.h"
@@ -309,6 +311,98 @@ TEST(SketchRulesTest, WinogradKernelTransformIsPrecomputedUntouched) {
     }
   EXPECT_EQ(prepacks.size(), 1u);
   EXPECT_GT(checked[1], 0) << "no sampled program reads a packed copy of the transformed weights";
+}
+
+// Elements of the lowered program's first allocation of `buffer`
+// ("allocate inverse[float32 * 4 * 4 * 4 * 16]": 1024), 0 when none.
+int64_t AllocatedElements(const std::string& program, const std::string& buffer) {
+  const std::string start = absl::StrCat("allocate ", buffer, "[");
+  const size_t at = program.find(start);
+  if (at == std::string::npos) return 0;
+  const size_t end = program.find(']', at);
+  int64_t elements = 1;
+  for (absl::string_view part : absl::StrSplit(program.substr(at, end - at), " * ")) {
+    int64_t n = 0;
+    if (absl::SimpleAtoi(part, &n)) elements *= n;
+  }
+  return elements;
+}
+
+// Winograd's inverse transform is also derived computed inside the output's
+// gathering (transform_at_consumer): the output's rows split by the tile,
+// its channels by a vector, the inverse filling one row of tiles and one
+// vector of channels at a time (a 4 x 4 x 4 x 16 local array here; 14 rows
+// are not a multiple of the tile of 4, so the last row of tiles is cut),
+// beside the variant at root. Sampled programs of both compute the conv.
+TEST(SketchRulesTest, WinogradInverseIsAlsoComputedInsideTheOutputsGathering) {
+  const std::string spec = "conv2d_winograd:N=1,C=16,H=14,W=14,K=32,tile=4";
+  std::vector<Sketch> s = Sketches(spec);
+  const std::string described = Describe(s);
+  EXPECT_THAT(described, HasSubstr("inverse: transform_at_consumer (in the gathering)"));
+  EXPECT_THAT(described, HasSubstr("inverse: simplify_const_tensor"));
+  EXPECT_THAT(described, ::testing::Not(HasSubstr("data_pack: transform_at_consumer")));  // read by a product
+  const te::Workload w = MustParse(spec);
+  Rng rng(11);
+  int checked[2] = {0, 0};  // sampled programs with the inverse at root, inside the output
+  for (const Sketch& sk : s) {
+    const schedule::State& st = sk.state;
+    const int inverse = st.StageIndex("inverse"), output = st.StageIndex("conv2d_winograd");
+    ASSERT_GE(inverse, 0);
+    ASSERT_GE(output, 0);
+    const auto* at = std::get_if<schedule::ComputeAtIter>(&st.stage(inverse).location);
+    if (at) {
+      EXPECT_EQ(at->target_stage, output);
+      // [n, k.0, oh.0 | k.1, oh.1, ow]: attached at oh.0.
+      const schedule::Stage& out = st.stage(output);
+      ASSERT_EQ(out.iters.size(), 6u) << st.ToString();
+      EXPECT_EQ(at->target_node, out.iters[2].node);
+      EXPECT_EQ(out.iter_node(3).extent, 16) << st.ToString();
+      EXPECT_EQ(out.iter_node(4).extent, 4) << st.ToString();
+    }
+    for (int sample = 0; sample < 3; ++sample) {
+      absl::StatusOr<schedule::State> program = SampleInitState(st, TwoCores(), rng);
+      ASSERT_TRUE(program.ok()) << program.status();
+      absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*program);
+      ASSERT_TRUE(f.ok()) << f.status();
+      // The whole transformed output (4 x 4 x 16 tiles x 32 channels), or
+      // one row of tiles and one vector of channels.
+      EXPECT_EQ(AllocatedElements(lower::ToString(*f), "inverse"), at ? 4 * 4 * 4 * 16 : 4 * 4 * 16 * 32)
+          << program->ToString();
+      if (checked[at != nullptr]++ < 3) {
+        EXPECT_EQ(testing::CheckAgainstReference(w, *program, sample), "") << program->ToString();
+      }
+    }
+  }
+  EXPECT_GT(checked[0], 0);
+  EXPECT_GT(checked[1], 0) << "no sketch computes the inverse inside the output";
+}
+
+// In a model's fused task the gathering is not the output (bias and relu
+// follow it): the inverse is derived inside it, and also inside the relu
+// with the gathering inlined there (one pass for the inverse, the gathering,
+// bias and relu); programs of both compute the fused conv.
+TEST(SketchRulesTest, WinogradInverseGoesInsideTheGatheringOrItsEpilogue) {
+  const std::string spec = "conv2d_winograd+bias+relu:N=1,C=16,H=8,W=8,K=16,tile=4";
+  std::vector<Sketch> s = Sketches(spec);
+  EXPECT_THAT(Describe(s), HasSubstr("inverse: transform_at_consumer (in the gathering)"));
+  EXPECT_THAT(Describe(s), HasSubstr("inverse: transform_at_consumer (in the epilogue)"));
+  const te::Workload w = MustParse(spec);
+  Rng rng(13);
+  std::set<std::string> targets;
+  for (const Sketch& sk : s) {
+    const schedule::State& st = sk.state;
+    const auto* at = std::get_if<schedule::ComputeAtIter>(&st.stage(st.StageIndex("inverse")).location);
+    if (!at) continue;
+    const std::string target = st.stage(at->target_stage).op->name;
+    EXPECT_EQ(std::holds_alternative<schedule::ComputeInlined>(st.stage(st.StageIndex("conv2d_winograd")).location),
+              target == "relu")
+        << st.ToString();
+    absl::StatusOr<schedule::State> program = SampleInitState(st, TwoCores(), rng);
+    ASSERT_TRUE(program.ok()) << program.status();
+    EXPECT_EQ(testing::CheckAgainstReference(w, *program, targets.size()), "") << program->ToString();
+    targets.insert(target);
+  }
+  EXPECT_EQ(targets, (std::set<std::string>{"conv2d_winograd", "relu"})) << Describe(s);
 }
 
 TEST(SketchRulesTest, ElementwiseOpsAreOnlySkipped) {
