@@ -49,9 +49,9 @@ std::unique_ptr<SketchRule> MakeSimplifyConstTensorRule();
 // Compute a gathering stage inside its consumer's last loop before the
 // unrolled constant-matrix axes (Ansor's "special compute location").
 std::unique_ptr<SketchRule> MakeSpecialComputeLocationRule();
-// CPU: also derive a constant-matrix transform whose one consumer gathers
-// its tiles (Winograd's inverse) computed inside that consumer, a row of
-// tiles and a vector of channels at a time.
+// CPU: compute a constant-matrix transform whose one consumer gathers its
+// tiles (Winograd's inverse) inside that consumer, a row of tiles and a
+// vector of channels at a time, instead of at root.
 std::unique_ptr<SketchRule> MakeTransformAtConsumerRule();
 
 // Ansor's CPU rules: (special compute location,) always-inline, (ours:
