@@ -25,15 +25,7 @@ class SimplifyConstTensorRule : public SketchRule {
  public:
   const char* name() const override { return "simplify_const_tensor"; }
   RuleDecision Check(const schedule::State& state, int stage, const HardwareParams&) const override {
-    const te::OpAnalysis& a = state.dag()->analysis(stage);
-    if (a.is_placeholder || a.constant_index_axes.empty() || !IsUntouchedComputeStage(state, stage))
-      return RuleDecision::kSkip;
-    // Every axis left to tile is spatial: a reduction that does not index
-    // the matrix would need tiling of its own.
-    const schedule::Stage& st = state.stage(stage);
-    for (int i = st.num_spatial_axes(); i < static_cast<int>(st.iters.size()); ++i)
-      if (!IsConstantIndexAxis(a, i)) return RuleDecision::kSkip;
-    return RuleDecision::kApplyAndSkipRest;
+    return IsConstantMatrixTransform(state, stage) ? RuleDecision::kApplyAndSkipRest : RuleDecision::kSkip;
   }
   std::vector<DerivedState> Apply(const schedule::State& state, int stage,
                                   const HardwareParams& hw) const override {

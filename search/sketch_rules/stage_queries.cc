@@ -134,6 +134,15 @@ bool IsConstantIndexAxis(const te::OpAnalysis& a, int axis) {
   return std::find(a.constant_index_axes.begin(), a.constant_index_axes.end(), axis) != a.constant_index_axes.end();
 }
 
+bool IsConstantMatrixTransform(const State& state, int stage) {
+  const te::OpAnalysis& a = state.dag()->analysis(stage);
+  if (a.is_placeholder || a.constant_index_axes.empty() || !IsUntouchedComputeStage(state, stage)) return false;
+  const schedule::Stage& st = state.stage(stage);
+  for (int i = st.num_spatial_axes(); i < static_cast<int>(st.iters.size()); ++i)
+    if (!IsConstantIndexAxis(a, i)) return false;
+  return true;
+}
+
 bool IsUntouchedComputeStage(const State& state, int stage) {
   return !state.stage(stage).is_placeholder() && !IsInlined(state, stage) && !IsTransformed(state, stage) &&
          !IsCacheWriteStage(state, stage) && !HasCacheWriteStage(state, stage);

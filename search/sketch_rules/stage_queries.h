@@ -47,6 +47,11 @@ std::vector<int> WeightVectorAxes(const schedule::State& state, int stage);
 // `axis` of the stage's op (spatial, then reduction) indexes a constant
 // matrix (te::OpAnalysis::constant_index_axes).
 bool IsConstantIndexAxis(const te::OpAnalysis& a, int axis);
+// An untouched computed stage that indexes a constant matrix, every axis of
+// its reduction among those that do: a transform simplify_const_tensor
+// tiles (a reduction that does not index the matrix would need tiling of
+// its own).
+bool IsConstantMatrixTransform(const schedule::State& state, int stage);
 // A computed stage no rule has touched yet: not inlined, loops untransformed,
 // no cache-write stage on either side (what rfactor-like rules start from).
 bool IsUntouchedComputeStage(const schedule::State& state, int stage);

@@ -88,12 +88,7 @@ class TransformAtConsumerRule : public SketchRule {
  public:
   const char* name() const override { return "transform_at_consumer"; }
   RuleDecision Check(const schedule::State& state, int stage, const HardwareParams& hw) const override {
-    const te::OpAnalysis& a = state.dag()->analysis(stage);
-    if (a.is_placeholder || a.constant_index_axes.empty() || !IsUntouchedComputeStage(state, stage))
-      return RuleDecision::kSkip;
-    const schedule::Stage& st = state.stage(stage);
-    for (int i = st.num_spatial_axes(); i < static_cast<int>(st.iters.size()); ++i)
-      if (!IsConstantIndexAxis(a, i)) return RuleDecision::kSkip;
+    if (!IsConstantMatrixTransform(state, stage)) return RuleDecision::kSkip;
     // Without a vector of channels the transform would run scalar per
     // channel, or over all channels at once: simplify_const_tensor's
     // variant at root then.
