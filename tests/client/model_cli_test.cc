@@ -264,5 +264,46 @@ TEST(ModelCliTest, SubmitModelRunsOnAClusterAndStatusShowsEachTask) {
   EXPECT_THAT(t.json["records"].get<std::string>(), HasSubstr("server"));
 }
 
+// Droplet under the task scheduler: each task's own policy runs Ansor's
+// search for its first --droplet-after trials, then descends from that
+// task's best; the job runs to its budget and the model runs with what the
+// descents found.
+TEST(ModelCliTest, SubmitModelWithDropletDescendsPerTaskAndTheModelRuns) {
+  auto cluster = service_test::Cluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ASSERT_TRUE((*cluster)->StartWorker().ok());
+  std::string dir = MakeTempDir();
+  std::string model = SaveModel(dir, graph::testing::ResidualBlocks(8, 6, 6), "blocks");
+  // Three repeats: the descent's significance test needs a spread.
+  CliResult s = (*cluster)->RunCliOnServer({"submit", "--model", model, "--trials", "32", "--batch", "4", "--policy",
+                                            "droplet", "--droplet-after", "4", "--repeat", "3", "--number", "1",
+                                            "--min-repeat-ms", "1", "--threads", "1"});
+  ASSERT_EQ(s.exit_code, 0) << s.err << s.out;
+  EXPECT_EQ(s.json["policy"], "droplet");
+  EXPECT_EQ(s.json["droplet_after"], 4);
+  std::string job = s.json["job"].get<std::string>();
+  CliResult w = (*cluster)->RunCliOnServer({"watch", job}, absl::Seconds(240));
+  ASSERT_EQ(w.exit_code, 0) << w.err << w.out;
+  CliResult st = (*cluster)->RunCliOnServer({"status", job});
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_EQ(st.json["trials_done"], 32);
+  ASSERT_EQ(st.json["tasks"].size(), 2u) << st.out;
+  int past_ansor_phase = 0;
+  for (const auto& t : st.json["tasks"]) {
+    EXPECT_GT(t["trials"].get<int>(), 0) << t.dump();
+    EXPECT_FALSE(t["best_ms"].is_null()) << t.dump();
+    past_ansor_phase += t["trials"].get<int>() > 4;
+  }
+  EXPECT_GE(past_ansor_phase, 1) << "no task got past its Ansor phase: " << st.out;
+  // The model runs on the server's records, every task tuned, outputs checked.
+  std::vector<std::string> tune = {"tune", "--model", model, "--trials", "4", "--batch", "4", "--policy", "droplet",
+                                   "--droplet-after", "4"};
+  tune.insert(tune.end(), kQuickMeasure.begin(), kQuickMeasure.end());
+  CliResult t = (*cluster)->RunCliOnServer(tune, absl::Seconds(180));
+  ASSERT_EQ(t.exit_code, 0) << t.err << t.out;
+  EXPECT_EQ(t.json["untuned_tasks"], 0) << t.out;
+  EXPECT_EQ(t.json["outputs_checked"], true);
+}
+
 }  // namespace
 }  // namespace tuneforge::client_test
