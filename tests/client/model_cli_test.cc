@@ -264,11 +264,11 @@ TEST(ModelCliTest, SubmitModelRunsOnAClusterAndStatusShowsEachTask) {
   EXPECT_THAT(t.json["records"].get<std::string>(), HasSubstr("server"));
 }
 
-// Droplet under the task scheduler: each task's own policy runs Ansor's
-// search for its first --droplet-after trials, then descends from that
-// task's best; the job runs to its budget and the model runs with what the
-// descents found.
-TEST(ModelCliTest, SubmitModelWithDropletDescendsPerTaskAndTheModelRuns) {
+// Droplet under the task scheduler: each task has its own policy (Ansor's
+// search for that task's first --droplet-after trials, then the descent from
+// its best); the job runs to its budget with every task tuned, and the model
+// runs with what they found. The descent itself is DropletPolicyTest's.
+TEST(ModelCliTest, SubmitModelWithDropletTunesEveryTaskAndTheModelRuns) {
   auto cluster = service_test::Cluster::Start();
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   ASSERT_TRUE((*cluster)->StartWorker().ok());
