@@ -18,10 +18,10 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
   cmd->add_option("--model", args->model,
                   "ONNX model: tune every task of it (fused subgraphs, weighted by how often they run)");
   cmd->add_option("--conv-algorithm", args->conv_algorithm,
-                  "how 3x3 stride-1 convolutions are tuned: direct (the default), winograd (F(4x4,3x3)) or, for "
-                  "workloads named on the command line, auto (both forms, the trials shared by the gradient "
-                  "task scheduler; the faster one is the best); run, compile and measure --best use whichever "
-                  "form has the faster record");
+                  "how 3x3 stride-1 convolutions are tuned: direct, winograd (F(4x4,3x3)) or auto (both forms, "
+                  "the trials shared by the gradient task scheduler; the faster one is the best). Default: auto "
+                  "for workloads named on the command line, direct for --model; run, compile and measure --best "
+                  "use whichever form has the faster record");
   cmd->add_option("--batch", args->batch, "candidates per round (default 64)");
   cmd->add_option("--policy", args->policy,
                   "search policy: ansor (sketches, evolutionary search, learned cost model), droplet (ansor's "
@@ -61,35 +61,6 @@ void AddJobSpecFlags(CLI::App* cmd, JobSpecArgs* args) {
 
 namespace {
 
-// The model's tasks as the job's workloads, with their weights.
-absl::StatusOr<JobSpecArgs> WithModelTasks(const JobSpecArgs& args, ResolvedJobSpec* out) {
-  if (!args.specs.empty() || !args.def_files.empty())
-    return absl::InvalidArgumentError(
-        "--model tunes the model's own tasks; give the model or workloads (OP:KEY=VALUE, --def), not both");
-  if (!args.weights.empty())
-    return absl::InvalidArgumentError("--weights: a model's tasks are weighted by how often the model runs them");
-  graph::ModelOptions options;
-  if (args.conv_algorithm == "winograd") {
-    options.conv = graph::ConvAlgorithm::kWinograd;
-  } else if (args.conv_algorithm == "auto") {
-    return absl::InvalidArgumentError("--conv-algorithm auto tunes both forms of convs named on the command line; "
-                                      "for a model give direct or winograd (run and compile then use whichever "
-                                      "form has the faster record)");
-  } else if (!args.conv_algorithm.empty() && args.conv_algorithm != "direct") {
-    return absl::InvalidArgumentError(absl::StrCat("--conv-algorithm is '", args.conv_algorithm,
-                                                   "'; give direct or winograd"));
-  }
-  absl::StatusOr<ModelWorkloads> m = ResolveModelWorkloads(args.model, options);
-  if (!m.ok()) return m.status();
-  JobSpecArgs resolved = args;
-  resolved.weights = m->weights;
-  if (resolved.task_scheduler.empty()) resolved.task_scheduler = "gradient";
-  if (resolved.name.empty()) resolved.name = m->model->name;
-  out->workloads = m->workloads;
-  out->model = m->model;
-  return resolved;
-}
-
 // Per workload of a job: 0, or 1 + the index of the workload it is another
 // form of (JobSpec.form_of); and whether it is tuned in its forms only
 // (JobSpec.untuned). Both empty: no forms.
@@ -98,12 +69,44 @@ struct ConvForms {
   std::vector<bool> untuned;
 };
 
+// The model's tasks as the job's workloads, with their weights; with
+// --conv-algorithm auto also the other form of each 3x3 conv task.
+absl::StatusOr<JobSpecArgs> WithModelTasks(const JobSpecArgs& args, ResolvedJobSpec* out, ConvForms* forms) {
+  if (!args.specs.empty() || !args.def_files.empty())
+    return absl::InvalidArgumentError(
+        "--model tunes the model's own tasks; give the model or workloads (OP:KEY=VALUE, --def), not both");
+  if (!args.weights.empty())
+    return absl::InvalidArgumentError("--weights: a model's tasks are weighted by how often the model runs them");
+  graph::ModelOptions options;
+  const bool both_forms = args.conv_algorithm == "auto";
+  if (args.conv_algorithm == "winograd") {
+    options.conv = graph::ConvAlgorithm::kWinograd;
+  } else if (!args.conv_algorithm.empty() && args.conv_algorithm != "direct" && !both_forms) {
+    return absl::InvalidArgumentError(absl::StrCat("--conv-algorithm is '", args.conv_algorithm,
+                                                   "'; give direct, winograd or auto"));
+  }
+  absl::StatusOr<ModelWorkloads> m = ResolveModelWorkloads(args.model, options, both_forms);
+  if (!m.ok()) return m.status();
+  JobSpecArgs resolved = args;
+  resolved.weights = m->weights;
+  if (resolved.task_scheduler.empty()) resolved.task_scheduler = "gradient";
+  if (resolved.name.empty()) resolved.name = m->model->name;
+  out->workloads = m->workloads;
+  out->model = m->model;
+  forms->form_of = m->form_of;
+  return resolved;
+}
+
 // --conv-algorithm for workloads named on the command line: each conv's
 // Winograd form is appended after the workloads, as another form of its conv;
 // winograd tunes that form alone (the conv untuned: it still names the
-// computation, and the best counts its FLOPs), auto both.
-absl::StatusOr<ConvForms> WithConvForms(const std::string& algorithm, std::vector<ApiWorkload>* workloads) {
-  if (algorithm.empty() || algorithm == "direct") return ConvForms{};
+// computation, and the best counts its FLOPs), auto (the default) both: a
+// user tuning a 3x3 conv wants its fastest kernel, and Winograd's F(4x4) runs
+// 3x3 convs with many channels about twice as fast as the best direct one,
+// while at worst its warm-up share goes to a form that loses.
+absl::StatusOr<ConvForms> WithConvForms(std::string algorithm, std::vector<ApiWorkload>* workloads) {
+  if (algorithm.empty()) algorithm = "auto";
+  if (algorithm == "direct") return ConvForms{};
   if (algorithm != "winograd" && algorithm != "auto")
     return absl::InvalidArgumentError(
         absl::StrCat("--conv-algorithm is '", algorithm, "'; give direct, winograd or auto"));
@@ -134,8 +137,9 @@ absl::StatusOr<ConvForms> WithConvForms(const std::string& algorithm, std::vecto
 absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std::string& device_key) {
   ResolvedJobSpec out;
   JobSpecArgs args = given;
+  ConvForms conv_forms;
   if (!given.model.empty()) {
-    absl::StatusOr<JobSpecArgs> with_model = WithModelTasks(given, &out);
+    absl::StatusOr<JobSpecArgs> with_model = WithModelTasks(given, &out, &conv_forms);
     if (!with_model.ok()) return with_model.status();
     args = *std::move(with_model);
   }
@@ -200,7 +204,6 @@ absl::StatusOr<ResolvedJobSpec> BuildJobSpec(const JobSpecArgs& given, const std
     if (!w.ok()) return w.status();
     out.workloads.push_back(*std::move(w));
   }
-  ConvForms conv_forms;
   if (given.model.empty()) {
     absl::StatusOr<ConvForms> forms = WithConvForms(args.conv_algorithm, &out.workloads);
     if (!forms.ok()) return forms.status();

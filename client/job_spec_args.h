@@ -22,7 +22,9 @@ struct JobSpecArgs {
   std::vector<std::string> specs;      // positional
   std::vector<std::string> def_files;  // --def, repeatable
   std::string model;                   // --model F.onnx: its tasks are the workloads
-  std::string conv_algorithm;          // --conv-algorithm with --model: "" or direct, winograd
+  // --conv-algorithm: direct, winograd, auto; "": auto for workloads named on
+  // the command line, direct for --model.
+  std::string conv_algorithm;
   int trials = 0;
   int batch = 0;  // 0: the server's default (64)
   std::string policy = "ansor";

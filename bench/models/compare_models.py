@@ -81,8 +81,8 @@ def main():
     parser.add_argument("--models", default="resnet18,resnet50,mobilenet_v2,dcgan,bert_layer")
     parser.add_argument("--db", default="models.db")
     parser.add_argument("--tune-trials", type=int, default=0)
-    parser.add_argument("--conv-algorithm", choices=["direct", "winograd"], default="direct",
-                        help="the form a tuning part tunes 3x3 stride-1 convs in; `run` then picks each conv's "
+    parser.add_argument("--conv-algorithm", choices=["direct", "winograd", "auto"], default="direct",
+                        help="the form(s) a tuning part tunes 3x3 stride-1 convs in; `run` then picks each conv's "
                              "faster record")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--processes", type=int, default=3)

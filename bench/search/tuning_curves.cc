@@ -33,6 +33,8 @@ struct TuningWorkload {
   // algorithm for the same result (Winograd's conv counts the direct conv's,
   // as its peer does): GFLOPS then compare as inverse times. Empty: its own.
   std::string flops_of = "";
+  // --conv-algorithm of its tunings (a policy entry's own replaces it); empty: tune's default.
+  std::string conv_algorithm = "";
 };
 
 const std::vector<TuningWorkload>& All() {
@@ -41,8 +43,15 @@ const std::vector<TuningWorkload>& All() {
        {{"openblas_sgemm", {"1024", "1024", "1024"}}, {"onednn_matmul", {"1024", "1024", "1024"}}}},
       {"matmul_128x3072x768", "matmul:M=128,N=3072,K=768",
        {{"openblas_sgemm", {"128", "3072", "768"}}, {"onednn_matmul", {"128", "3072", "768"}}}},
+      // The conv as `tune` tunes it by default: its direct and Winograd forms
+      // in one job, the faster the winner; beside oneDNN's faster form.
       {"conv2d_3x3_256_14", "conv2d:N=1,C=256,H=14,W=14,K=256,R=3,S=3,pad=1",
-       {{"onednn_conv2d", {"1", "256", "14", "14", "256", "3", "3", "1", "1"}}}},
+       {{"onednn_conv2d", {"1", "256", "14", "14", "256", "3", "3", "1", "1"}},
+        {"onednn_conv2d_winograd", {"1", "256", "14", "14", "256", "3", "3", "1", "1"}}}},
+      // Its direct form alone, beside oneDNN's direct conv (the search
+      // policies' ablations tune this one: one form, one search).
+      {"conv2d_direct_3x3_256_14", "conv2d:N=1,C=256,H=14,W=14,K=256,R=3,S=3,pad=1",
+       {{"onednn_conv2d", {"1", "256", "14", "14", "256", "3", "3", "1", "1"}}}, "", "direct"},
       // The same conv by Winograd's F(4x4, 3x3), beside oneDNN's faster of
       // its direct conv and its own Winograd (F(2x2, 3x3) on AVX-512, 1.7-2x
       // its direct conv on Zen 5; none on AVX2).
@@ -91,10 +100,13 @@ std::string PolicyFlags(const std::string& entry) {
 // ("round 3: 192/1000 trials, best 812.3 GFLOPS (1.234 ms), ...") with
 // their arrival times. The records stay in dir/curve.db, the JSON result in
 // dir/tune.json.
-std::vector<Point> Tune(const TuningOptions& o, const std::filesystem::path& dir, const std::string& spec,
+std::vector<Point> Tune(const TuningOptions& o, const std::filesystem::path& dir, const TuningWorkload& w,
                         const std::string& policy, std::string* error) {
-  std::string cmd = absl::StrCat("cd ", dir.string(), " && ", o.tuneforge_binary, " tune '", spec,
-                                 "' --trials ", o.trials, PolicyFlags(policy), " --threads ", o.threads,
+  std::string flags = PolicyFlags(policy);
+  if (!w.conv_algorithm.empty() && flags.find("--conv-algorithm") == std::string::npos)
+    absl::StrAppend(&flags, " --conv-algorithm ", w.conv_algorithm);
+  std::string cmd = absl::StrCat("cd ", dir.string(), " && ", o.tuneforge_binary, " tune '", w.spec,
+                                 "' --trials ", o.trials, flags, " --threads ", o.threads,
                                  " --db curve.db --json 2>&1 >tune.json");
   FILE* pipe = popen(cmd.c_str(), "r");
   std::vector<Point> points;
@@ -270,7 +282,7 @@ int RunTuningCurves(const TuningOptions& o) {
       std::filesystem::remove_all(dir);
       std::filesystem::create_directories(dir);
       std::string error;
-      std::vector<Point> curve = Tune(o, dir, w.spec, policy, &error);
+      std::vector<Point> curve = Tune(o, dir, w, policy, &error);
       for (Point& p : curve) p.gflops *= scale;
       curves.emplace_back(policy, curve);
       // The ratios compare the winner with the peers timed beside it, in

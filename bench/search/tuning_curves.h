@@ -22,7 +22,7 @@ struct TuningOptions {
   std::string keep_dbs;
 };
 
-// "matmul_1024", "matmul_128x3072x768", "conv2d_3x3_256_14", "conv2d_winograd_3x3_256_14", ...
+// "matmul_1024", "matmul_128x3072x768", "conv2d_3x3_256_14", "conv2d_direct_3x3_256_14", ...
 std::vector<std::string> TuningWorkloadNames();
 
 int RunTuningCurves(const TuningOptions& options);

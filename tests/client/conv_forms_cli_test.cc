@@ -1,6 +1,6 @@
-// `--conv-algorithm` on workloads named on the command line: auto tunes a
-// 3x3 conv and its Winograd form in one job (the gradient scheduler shares
-// the trials), reports the faster as the best; `best` answers with the form
+// `--conv-algorithm` on workloads named on the command line: auto, the
+// default, tunes a 3x3 conv and its Winograd form in one job (the gradient
+// scheduler shares the trials), reports the faster as the best; `best` answers with the form
 // that holds the fastest record and `measure --best` re-times it, both in the
 // conv's FLOPs.
 #include <gmock/gmock.h>
@@ -19,11 +19,12 @@ constexpr char kConvCanonical[] = "conv2d:C=8,H=10,K=8,N=1,R=3,S=3,W=10,pad=1";
 constexpr char kWinograd[] = "conv2d_winograd:C=8,H=10,K=8,N=1,W=10,tile=4";
 constexpr double kConvFlops = 2.0 * 8 * 10 * 10 * 8 * 9;
 
-TEST(ConvFormsCliTest, AutoTunesBothFormsAndTheFasterIsTheBest) {
+TEST(ConvFormsCliTest, ByDefaultBothFormsAreTunedAndTheFasterIsTheBest) {
   std::string dir = MakeTempDir();
   std::string db = dir + "/forms.db";
-  CliResult r = RunCliIn(dir, With({"tune", kConv, "--conv-algorithm", "auto", "--trials", "24", "--batch", "8",
-                                    "--policy", "random", "--db", db, "--json"},
+  // No --conv-algorithm: auto.
+  CliResult r = RunCliIn(dir, With({"tune", kConv, "--trials", "24", "--batch", "8", "--policy", "random", "--db",
+                                    db, "--json"},
                                    kQuickMeasure),
                          absl::Seconds(300));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -61,6 +62,23 @@ TEST(ConvFormsCliTest, AutoTunesBothFormsAndTheFasterIsTheBest) {
   EXPECT_EQ(m.json["form"], best_form);
   EXPECT_EQ(m.json["correct"], true);
   EXPECT_NEAR(m.json["gflops"].get<double>() * 1e9 * m.json["seconds"].get<double>(), kConvFlops, 1e-3 * kConvFlops);
+}
+
+TEST(ConvFormsCliTest, DirectTunesTheConvAlone) {
+  std::string dir = MakeTempDir();
+  std::string db = dir + "/d.db";
+  CliResult r = RunCliIn(dir, With({"tune", kConv, "--conv-algorithm", "direct", "--trials", "4", "--batch", "4",
+                                    "--policy", "random", "--db", db, "--json"},
+                                   kQuickMeasure),
+                         absl::Seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.json["best_workload"], kConvCanonical);
+  EXPECT_EQ(r.json["best_schedule"]["workload"], kConvCanonical);
+  CliResult best = RunCliIn(dir, {"best", kConv, "--db", db, "--json"});
+  ASSERT_EQ(best.exit_code, 0) << best.err << best.out;
+  ASSERT_EQ(best.json["forms"].size(), 2u) << best.out;
+  EXPECT_EQ(best.json["forms"][0]["found"], true);
+  EXPECT_EQ(best.json["forms"][1]["found"], false);
 }
 
 TEST(ConvFormsCliTest, WinogradTunesTheFormAloneAndOtherOpsHaveNone) {

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <regex>
+#include <set>
+#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -98,9 +100,42 @@ TEST(ModelCliTest, TuneModelWithWinogradTunesAndRunsTheWinogradConvs) {
     EXPECT_THAT(k["name"].get<std::string>(), HasSubstr("conv2d_winograd+bias")) << k.dump();
 
   CliResult unknown = RunCliIn(dir, {"tune", "--model", model, "--conv-algorithm", "fft", "--trials", "4"});
-  ExpectOneLineError(unknown, "--conv-algorithm is 'fft'; give direct or winograd");
-  CliResult both = RunCliIn(dir, {"tune", "--model", model, "--conv-algorithm", "auto", "--trials", "4"});
-  ExpectOneLineError(both, "for a model give direct or winograd");
+  ExpectOneLineError(unknown, "--conv-algorithm is 'fft'; give direct, winograd or auto");
+}
+
+// `--conv-algorithm auto` tunes both forms of every 3x3 conv task in one
+// job: each form gets records of its own, and the model runs, every conv in
+// whichever form has the faster record, with outputs that match.
+TEST(ModelCliTest, TuneModelWithAutoTunesBothFormsOfEachConv) {
+  std::string dir = MakeTempDir();
+  std::string model = SaveModel(dir, graph::testing::ResidualBlocks(8, 10, 10), "blocks");
+  const std::string db = dir + "/m.db";
+  std::vector<std::string> args = {"tune", "--model", model, "--conv-algorithm", "auto", "--trials", "16",
+                                   "--batch", "4", "--policy", "random", "--db", db, "--json"};
+  args.insert(args.end(), kQuickMeasure.begin(), kQuickMeasure.end());
+  CliResult t = RunCliIn(dir, args, absl::Seconds(300));
+  ASSERT_EQ(t.exit_code, 0) << t.err << t.out;
+  EXPECT_EQ(t.json["trials"], 16);
+  EXPECT_EQ(t.json["outputs_checked"], true) << t.out;
+  EXPECT_EQ(t.json["tasks"], 2) << t.out;  // the model's: a form is not a task of its own
+  EXPECT_EQ(t.json["untuned_tasks"], 0) << t.out;
+
+  // Records of four workloads: both convs, each in both forms.
+  CliResult exported = RunCliIn(dir, {"export", "--db", db});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::set<std::string> direct, winograd;
+  std::istringstream lines(exported.out);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string workload = nlohmann::json::parse(line)["workload"];
+    (workload.starts_with("conv2d_winograd+") ? winograd : direct).insert(workload);
+  }
+  EXPECT_EQ(direct.size(), 2u) << exported.out;
+  EXPECT_EQ(winograd.size(), 2u) << exported.out;
+
+  CliResult r = RunCliIn(dir, {"run", "--model", model, "--db", db, "--runs", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.json["untuned_tasks"], 0) << r.out;
+  EXPECT_EQ(r.json["outputs_checked"], true) << r.out;
 }
 
 // A `tune --model` killed mid-run leaves its job unfinished; the same
