@@ -11,8 +11,10 @@ namespace tuneforge::te {
 
 std::optional<Workload> WinogradFormOf(const Workload& w) {
   // The canonical spec ("conv2d:C=256,H=14,...") names every key that is
-  // not at its default; an epilogue ("conv2d+bias") makes another op.
-  if (w.op != "conv2d") return std::nullopt;
+  // not at its default; an epilogue ("conv2d+bias+relu") carries over to the
+  // form ("conv2d_winograd+bias+relu"), which reads and writes the same.
+  if (w.op != "conv2d" && !w.op.starts_with("conv2d+")) return std::nullopt;
+  const std::string epilogue = w.op.substr(std::string("conv2d").size());
   const size_t colon = w.spec.find(':');
   if (colon == std::string::npos) return std::nullopt;
   std::map<std::string, std::string> keys;
@@ -27,7 +29,7 @@ std::optional<Workload> WinogradFormOf(const Workload& w) {
   if (!is("R", "3", false) || !is("S", "3", false) || !is("stride", "1", true) || !is("dilation", "1", true) ||
       !is("groups", "1", true))
     return std::nullopt;
-  std::string spec = absl::StrCat("conv2d_winograd:N=", keys["N"], ",C=", keys["C"], ",H=", keys["H"],
+  std::string spec = absl::StrCat("conv2d_winograd", epilogue, ":N=", keys["N"], ",C=", keys["C"], ",H=", keys["H"],
                                   ",W=", keys["W"], ",K=", keys["K"], ",pad=", keys.count("pad") ? keys["pad"] : "0",
                                   ",tile=", kWinogradFormTile);
   if (keys.count("dtype")) absl::StrAppend(&spec, ",dtype=", keys["dtype"]);

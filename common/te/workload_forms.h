@@ -3,7 +3,8 @@
 // are faster (TVM's op strategies hold several implementations the same
 // way). One form today: a conv2d with a 3x3 kernel, stride 1, no dilation
 // and no groups, by Winograd's F(4x4, 3x3) (ops/winograd_conv.h), the one a
-// model's convs take with --conv-algorithm winograd.
+// model's convs take with --conv-algorithm winograd; with its epilogue
+// (conv2d+bias+relu -> conv2d_winograd+bias+relu).
 #pragma once
 
 #include <optional>
@@ -18,8 +19,8 @@ namespace tuneforge::te {
 // the last tile are computed and dropped).
 inline constexpr int64_t kWinogradFormTile = 4;
 
-// `w`'s Winograd form, or nullopt where it has none (not a plain conv2d,
-// another kernel size, a stride, a dilation or groups).
+// `w`'s Winograd form, or nullopt where it has none (not a conv2d, with or
+// without an epilogue; another kernel size, a stride, a dilation or groups).
 std::optional<Workload> WinogradFormOf(const Workload& w);
 
 }  // namespace tuneforge::te

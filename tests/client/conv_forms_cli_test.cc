@@ -81,6 +81,19 @@ TEST(ConvFormsCliTest, DirectTunesTheConvAlone) {
   EXPECT_EQ(best.json["forms"][1]["found"], false);
 }
 
+// A conv with its epilogue (a model's conv2d+bias+relu layer) has the
+// Winograd form with the same epilogue.
+TEST(ConvFormsCliTest, AConvWithAnEpilogueHasAWinogradFormWithIt) {
+  std::string dir = MakeTempDir();
+  CliResult r = RunCliIn(dir, With({"tune", "conv2d+bias+relu:N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", "--conv-algorithm",
+                                    "winograd", "--trials", "4", "--batch", "4", "--policy", "random", "--db",
+                                    dir + "/e.db", "--json"},
+                                   kQuickMeasure),
+                         absl::Seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.json["best_workload"], "conv2d_winograd+bias+relu:C=8,H=10,K=8,N=1,W=10,tile=4") << r.out;
+}
+
 TEST(ConvFormsCliTest, WinogradTunesTheFormAloneAndOtherOpsHaveNone) {
   std::string dir = MakeTempDir();
   std::string db = dir + "/w.db";
