@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "search/task_scheduler/task_scheduler.h"
 #include "server/core/dispatcher.h"
+#include "server/core/service_constants.h"
 #include "server/domain/job.h"
 #include "server/record_store/record_store.h"
 
@@ -24,6 +25,10 @@ namespace tuneforge::server {
 struct JobManagerOptions {
   // How a job tuning several workloads shares each round among them.
   search::TaskSchedulerKind task_scheduler = search::TaskSchedulerKind::kRoundRobin;
+  // The pause before a final comparison that ran at a busy moment is run
+  // again, doubled for each further one (retiming.h): a shared machine's
+  // slow spells last seconds, and comparisons back to back fell in one.
+  absl::Duration compare_again_after = kCompareAgainAfter;
 };
 
 struct JobUpdate {

@@ -25,7 +25,7 @@ class JobManagerImpl : public JobManager {
       : store_(store),
         dispatcher_(dispatcher),
         cost_models_(store),
-        search_(store, &cost_models_, options.task_scheduler) {}
+        search_(store, &cost_models_, options.task_scheduler, options.compare_again_after) {}
   ~JobManagerImpl() override { Shutdown(); }
 
   // Loads the store's jobs, resumes the unfinished ones, starts the search thread.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,6 +45,11 @@ struct JobRuntime {
   std::vector<std::map<std::string, double>> median_before_comparison;
   int64_t comparison_stamp_ms = 0;  // the last comparison's
   bool compared() const { return comparisons > 0; }
+  // When a busy comparison is run again (JobManagerOptions::
+  // compare_again_after); unset until its results are in.
+  std::optional<absl::Time> compare_again_at;
+  // The search plans the job's next round from this time on.
+  absl::Time not_before = absl::InfinitePast();
   int64_t trials_at_start = 0;  // for the ETA of a resumed job
   absl::Time started;
   uint64_t version = 1;

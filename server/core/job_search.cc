@@ -126,7 +126,7 @@ PlannedRound JobSearch::Next(JobRuntime* rt, std::vector<std::vector<search::Mea
     for (TaskRow& task : ProposeTasks(rt, want, &round.cost)) round.tasks.push_back(std::move(task));
   round.cost.propose_seconds = absl::ToDoubleSeconds(absl::Now() - t);
   if (round.tasks.empty()) {  // nothing left to search or re-time: settle the leaders
-    round.tasks = ComparisonTasks(rt);
+    round.tasks = ComparisonTasks(rt, &round.wait_until);
     round.retimes = round.tasks.size();
   }
   return round;
@@ -159,10 +159,31 @@ std::optional<TaskRow> JobSearch::RetimeTask(JobRuntime* rt, int w, const Record
   return row;
 }
 
-std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt) {
+bool JobSearch::LastComparisonWasBusy(JobRuntime* rt) {
+  for (size_t w = 0; w < rt->workloads.size() && w < rt->median_before_comparison.size(); ++w) {
+    absl::StatusOr<std::vector<Record>> again = RecordsToCompareAgain(
+        *store_, rt->job.id, rt->workloads[w].dag->workload_key(), rt->median_before_comparison[w]);
+    if (again.ok() && again->size() >= 2) return true;
+  }
+  return false;
+}
+
+std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt, std::optional<absl::Time>* wait_until) {
   std::vector<TaskRow> tasks;
   if (rt->comparisons >= kMaxComparisons) return tasks;
   const bool first = rt->comparisons == 0;
+  // Again only after a pause (from when the busy comparison's results are
+  // in): the first call after them starts it, a call after it compares.
+  if (!first && !LastComparisonWasBusy(rt)) return tasks;
+  if (!first) {
+    const absl::Time now = absl::Now();
+    if (!rt->compare_again_at) rt->compare_again_at = now + compare_again_after_ * (1 << (rt->comparisons - 1));
+    if (now < *rt->compare_again_at) {
+      *wait_until = rt->compare_again_at;
+      return tasks;
+    }
+    rt->compare_again_at.reset();
+  }
   if (first) rt->median_before_comparison.clear();
   rt->median_before_comparison.resize(rt->workloads.size());  // none after a restart
   // The stamp tells the comparison's sessions from the records' earlier

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "search/task_scheduler/task_scheduler.h"
 #include "server/core/cost_models.h"
 #include "server/core/job_runtime.h"
@@ -23,12 +24,19 @@ struct PlannedRound {
   std::vector<TaskRow> tasks;
   size_t retimes = 0;
   SearchCost cost;
+  // With no tasks: not done, a comparison waits to be run again; plan the
+  // job's next round from this time on.
+  std::optional<absl::Time> wait_until;
 };
 
 class JobSearch {
  public:
-  JobSearch(RecordStore* store, CostModels* cost_models, search::TaskSchedulerKind scheduler)
-      : store_(store), cost_models_(cost_models), scheduler_(scheduler) {}
+  JobSearch(RecordStore* store, CostModels* cost_models, search::TaskSchedulerKind scheduler,
+            absl::Duration compare_again_after)
+      : store_(store),
+        cost_models_(cost_models),
+        scheduler_(scheduler),
+        compare_again_after_(compare_again_after) {}
 
   // Policies and scheduler for a running job, going on from the store's
   // records of its workloads (earlier_records.h); `pending` (per workload,
@@ -46,8 +54,11 @@ class JobSearch {
   // schedule no longer parses.
   std::optional<TaskRow> RetimeTask(JobRuntime* rt, int w, const Record& record);
   // The final comparison (retiming.h), once per job, and again while it
-  // ran at a busy moment (up to kMaxComparisons).
-  std::vector<TaskRow> ComparisonTasks(JobRuntime* rt);
+  // ran at a busy moment (up to kMaxComparisons), each time after a pause
+  // (none yet while `*wait_until` is set: plan again then).
+  std::vector<TaskRow> ComparisonTasks(JobRuntime* rt, std::optional<absl::Time>* wait_until);
+  // Whether some workload's last comparison ran at a busy moment.
+  bool LastComparisonWasBusy(JobRuntime* rt);
   // `cost` counts the programs the policies' cost models scored.
   std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want, SearchCost* cost);
   TaskRow MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> steps);
@@ -55,6 +66,7 @@ class JobSearch {
   RecordStore* store_;
   CostModels* cost_models_;
   search::TaskSchedulerKind scheduler_;
+  absl::Duration compare_again_after_;
 };
 
 }  // namespace tuneforge::server

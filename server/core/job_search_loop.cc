@@ -22,7 +22,7 @@ void JobManagerImpl::SearchLoop() {
       if (rt->finished()) {
         rt->policies.clear();
         rt->feedback.clear();
-      } else if (dispatcher_->Outstanding(id) == 0) {
+      } else if (dispatcher_->Outstanding(id) == 0 && absl::Now() >= rt->not_before) {
         ready.push_back(rt.get());
       }
     }
@@ -50,6 +50,10 @@ void JobManagerImpl::NextRound(JobRuntime* rt, std::unique_lock<std::mutex>& loc
     FinishJob(rt, JobState::kFailed, absl::StrCat("storing tasks failed: ", saved.message()));
     rt->job.error = std::string(saved.message());
     cv_.notify_all();
+    return;
+  }
+  if (round.tasks.empty() && round.wait_until) {  // a comparison to run again, after its pause
+    rt->not_before = *round.wait_until;
     return;
   }
   if (round.tasks.empty()) {

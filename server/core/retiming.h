@@ -22,8 +22,10 @@
 // tuning's offered best read 131.6 GFLOPS where its winner ran ~450 before
 // and after): its winner is still fair, its figure is not. When all its
 // leaders ran kBusyComparisonSlowdown x slower than their medians before
-// it, the same leaders are compared again (up to kMaxComparisons in all);
-// each comparison's sessions replace the last's.
+// it, the same leaders are compared again (up to kMaxComparisons in all),
+// after a pause (JobManagerOptions::compare_again_after, doubled each time):
+// a slow spell of the machine lasts seconds, and three comparisons back to
+// back had all fallen in one. Each comparison's sessions replace the last's.
 #pragma once
 
 #include <map>

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "absl/time/time.h"
+
 namespace tuneforge::server {
 
 // ---- Workers ----------------------------------------------------------------
@@ -53,6 +55,10 @@ inline constexpr int kMaxRetimeTop = 64;
 // again (retiming.h), up to kMaxComparisons in all.
 inline constexpr double kBusyComparisonSlowdown = 1.25;
 inline constexpr int kMaxComparisons = 3;
+// The pause before comparing again (JobManagerOptions::compare_again_after):
+// a Winograd conv's leaders timed 1.4x slow in three comparisons seconds
+// apart, then ran at their usual speed in later processes.
+inline constexpr absl::Duration kCompareAgainAfter = absl::Seconds(10);
 // A job goes on from the store's earlier records of its workloads
 // (earlier_records.h): this many of the fastest seed its search (Ansor's
 // evolution takes about a fifth of its 512 samples from the best measured).

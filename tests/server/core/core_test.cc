@@ -21,6 +21,10 @@
 namespace tuneforge::server {
 namespace {
 
+// A busy comparison's pause before the next (JobManagerOptions): long enough
+// to tell from back to back, short for a test.
+constexpr absl::Duration kCompareAgainAfterInTests = absl::Milliseconds(300);
+
 bool Unfinished(JobState state) { return state == JobState::kQueued || state == JobState::kRunning; }
 
 using ::testing::HasSubstr;
@@ -47,7 +51,9 @@ class CoreTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
     dispatcher_ = Dispatcher::Create(store_.get(), options);
-    auto jobs = JobManager::Create(store_.get(), dispatcher_.get());
+    JobManagerOptions job_options;
+    job_options.compare_again_after = kCompareAgainAfterInTests;
+    auto jobs = JobManager::Create(store_.get(), dispatcher_.get(), job_options);
     ASSERT_TRUE(jobs.ok()) << jobs.status();
     jobs_ = *std::move(jobs);
     dispatcher_->SetResultSink(jobs_.get());
@@ -526,6 +532,11 @@ TEST_F(CoreTest, RecordsTheComparisonDidNotTimeDoNotTakeTheBest) {
   ASSERT_EQ(done->state, JobState::kDone);
   std::map<int64_t, std::vector<MeasureTask>> rounds = ComparisonRounds(leased);
   ASSERT_EQ(rounds.size(), static_cast<size_t>(kMaxComparisons));
+  // Each comparison after a pause, twice as long as the last.
+  std::vector<int64_t> stamps;
+  for (const auto& [stamp, round] : rounds) stamps.push_back(stamp);
+  EXPECT_GE(stamps[1] - stamps[0], absl::ToInt64Milliseconds(kCompareAgainAfterInTests));
+  EXPECT_GE(stamps[2] - stamps[1], 2 * absl::ToInt64Milliseconds(kCompareAgainAfterInTests));
   std::multiset<std::string> first_leaders;
   for (const MeasureTask& t : rounds.begin()->second) first_leaders.insert(t.retime_of);
   for (const auto& [stamp, round] : rounds) {
@@ -579,6 +590,8 @@ TEST_F(CoreTest, AComparisonAtABusyMomentIsRunAgain) {
   EXPECT_EQ(rounds.begin()->first, busy_stamp);
   ASSERT_EQ(rounds.rbegin()->second.size(), 6u);  // the same three leaders, twice each
   const int64_t fair_stamp = rounds.rbegin()->first;
+  // Not at once: a busy spell lasts a while.
+  EXPECT_GE(fair_stamp - busy_stamp, absl::ToInt64Milliseconds(kCompareAgainAfterInTests));
 
   const Record best = *store_->Totals(id)->best;
   EXPECT_EQ(best.task_id, second);
