@@ -64,13 +64,19 @@ TEST(ConvFormsCliTest, ByDefaultBothFormsAreTunedAndTheFasterIsTheBest) {
   EXPECT_NEAR(m.json["gflops"].get<double>() * 1e9 * m.json["seconds"].get<double>(), kConvFlops, 1e-3 * kConvFlops);
 }
 
+// Four random trials of `spec` tuned with `--conv-algorithm algorithm`.
+CliResult TuneBriefly(const std::string& dir, const std::string& spec, const std::string& algorithm,
+                      const std::string& db) {
+  return RunCliIn(dir, With({"tune", spec, "--conv-algorithm", algorithm, "--trials", "4", "--batch", "4", "--policy",
+                             "random", "--db", db, "--json"},
+                            kQuickMeasure),
+                  absl::Seconds(300));
+}
+
 TEST(ConvFormsCliTest, DirectTunesTheConvAlone) {
   std::string dir = MakeTempDir();
   std::string db = dir + "/d.db";
-  CliResult r = RunCliIn(dir, With({"tune", kConv, "--conv-algorithm", "direct", "--trials", "4", "--batch", "4",
-                                    "--policy", "random", "--db", db, "--json"},
-                                   kQuickMeasure),
-                         absl::Seconds(300));
+  CliResult r = TuneBriefly(dir, kConv, "direct", db);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.json["best_workload"], kConvCanonical);
   EXPECT_EQ(r.json["best_schedule"]["workload"], kConvCanonical);
@@ -85,11 +91,7 @@ TEST(ConvFormsCliTest, DirectTunesTheConvAlone) {
 // Winograd form with the same epilogue.
 TEST(ConvFormsCliTest, AConvWithAnEpilogueHasAWinogradFormWithIt) {
   std::string dir = MakeTempDir();
-  CliResult r = RunCliIn(dir, With({"tune", "conv2d+bias+relu:N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", "--conv-algorithm",
-                                    "winograd", "--trials", "4", "--batch", "4", "--policy", "random", "--db",
-                                    dir + "/e.db", "--json"},
-                                   kQuickMeasure),
-                         absl::Seconds(300));
+  CliResult r = TuneBriefly(dir, "conv2d+bias+relu:N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", "winograd", dir + "/e.db");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.json["best_workload"], "conv2d_winograd+bias+relu:C=8,H=10,K=8,N=1,W=10,tile=4") << r.out;
 }
@@ -97,10 +99,7 @@ TEST(ConvFormsCliTest, AConvWithAnEpilogueHasAWinogradFormWithIt) {
 TEST(ConvFormsCliTest, WinogradTunesTheFormAloneAndOtherOpsHaveNone) {
   std::string dir = MakeTempDir();
   std::string db = dir + "/w.db";
-  CliResult r = RunCliIn(dir, With({"tune", kConv, "--conv-algorithm", "winograd", "--trials", "4", "--batch", "4",
-                                    "--policy", "random", "--db", db, "--json"},
-                                   kQuickMeasure),
-                         absl::Seconds(300));
+  CliResult r = TuneBriefly(dir, kConv, "winograd", db);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // The job is of the conv, tuned in its Winograd form only: the best is
   // the form's, its speed counted in the conv's FLOPs as with auto.
