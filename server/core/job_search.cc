@@ -159,23 +159,29 @@ std::optional<TaskRow> JobSearch::RetimeTask(JobRuntime* rt, int w, const Record
   return row;
 }
 
-bool JobSearch::LastComparisonWasBusy(JobRuntime* rt) {
-  for (size_t w = 0; w < rt->workloads.size() && w < rt->median_before_comparison.size(); ++w) {
-    absl::StatusOr<std::vector<Record>> again = RecordsToCompareAgain(
-        *store_, rt->job.id, rt->workloads[w].dag->workload_key(), rt->median_before_comparison[w]);
-    if (again.ok() && again->size() >= 2) return true;
-  }
-  return false;
-}
-
 std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt, std::optional<absl::Time>* wait_until) {
   std::vector<TaskRow> tasks;
   if (rt->comparisons >= kMaxComparisons) return tasks;
   const bool first = rt->comparisons == 0;
-  // Again only after a pause (from when the busy comparison's results are
-  // in): the first call after them starts it, a call after it compares.
-  if (!first && !LastComparisonWasBusy(rt)) return tasks;
+  if (first) rt->median_before_comparison.clear();
+  rt->median_before_comparison.resize(rt->workloads.size());  // none after a restart
+  // Per workload, its leaders: the fastest, or after a comparison at a busy
+  // moment the same ones again (none where it ran at a fair one).
+  std::vector<std::vector<Record>> leaders(rt->workloads.size());
+  bool to_compare = false;
+  for (size_t w = 0; w < rt->workloads.size(); ++w) {
+    const std::string& key = rt->workloads[w].dag->workload_key();
+    absl::StatusOr<std::vector<Record>> records =
+        first ? RecordsToCompare(*store_, rt->job.id, key, RetimeTop(rt->job.spec))
+              : RecordsToCompareAgain(*store_, rt->job.id, key, rt->median_before_comparison[w]);
+    if (!records.ok()) continue;  // a refinement: the job still ends
+    leaders[w] = *std::move(records);
+    to_compare |= leaders[w].size() >= 2;
+  }
+  // Again only after a pause, from when the busy comparison's results are
+  // in: the first call after them starts it, a call after it compares.
   if (!first) {
+    if (!to_compare) return tasks;
     const absl::Time now = absl::Now();
     if (!rt->compare_again_at) rt->compare_again_at = now + compare_again_after_ * (1 << (rt->comparisons - 1));
     if (now < *rt->compare_again_at) {
@@ -184,21 +190,14 @@ std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt, std::optional<ab
     }
     rt->compare_again_at.reset();
   }
-  if (first) rt->median_before_comparison.clear();
-  rt->median_before_comparison.resize(rt->workloads.size());  // none after a restart
   // The stamp tells the comparison's sessions from the records' earlier
   // ones, and from an earlier comparison's.
   const int64_t stamp = std::max(absl::ToUnixMillis(absl::Now()), rt->comparison_stamp_ms + 1);
   rt->comparison_stamp_ms = stamp;
   for (size_t w = 0; w < rt->workloads.size(); ++w) {
-    const std::string& key = rt->workloads[w].dag->workload_key();
     std::map<std::string, double>& before = rt->median_before_comparison[w];
-    absl::StatusOr<std::vector<Record>> records =
-        first ? RecordsToCompare(*store_, rt->job.id, key, RetimeTop(rt->job.spec))
-              : RecordsToCompareAgain(*store_, rt->job.id, key, before);
-    if (!records.ok()) continue;  // a refinement: the job still ends
     std::vector<TaskRow> pass;
-    for (const Record& r : *records) {
+    for (const Record& r : leaders[w]) {
       std::optional<TaskRow> row = RetimeTask(rt, static_cast<int>(w), r);
       if (!row) continue;
       row->task.compared_at_unix_ms = stamp;

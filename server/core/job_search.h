@@ -57,8 +57,6 @@ class JobSearch {
   // ran at a busy moment (up to kMaxComparisons), each time after a pause
   // (none yet while `*wait_until` is set: plan again then).
   std::vector<TaskRow> ComparisonTasks(JobRuntime* rt, std::optional<absl::Time>* wait_until);
-  // Whether some workload's last comparison ran at a busy moment.
-  bool LastComparisonWasBusy(JobRuntime* rt);
   // `cost` counts the programs the policies' cost models scored.
   std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want, SearchCost* cost);
   TaskRow MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> steps);
