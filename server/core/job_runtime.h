@@ -46,10 +46,9 @@ struct JobRuntime {
   int64_t comparison_stamp_ms = 0;  // the last comparison's
   bool compared() const { return comparisons > 0; }
   // When a busy comparison is run again (JobManagerOptions::
-  // compare_again_after); unset until its results are in.
+  // compare_again_after): set while the job waits for it (the search plans
+  // none of its rounds before), unset otherwise.
   std::optional<absl::Time> compare_again_at;
-  // The search plans the job's next round from this time on.
-  absl::Time not_before = absl::InfinitePast();
   int64_t trials_at_start = 0;  // for the ETA of a resumed job
   absl::Time started;
   uint64_t version = 1;

@@ -126,7 +126,7 @@ PlannedRound JobSearch::Next(JobRuntime* rt, std::vector<std::vector<search::Mea
     for (TaskRow& task : ProposeTasks(rt, want, &round.cost)) round.tasks.push_back(std::move(task));
   round.cost.propose_seconds = absl::ToDoubleSeconds(absl::Now() - t);
   if (round.tasks.empty()) {  // nothing left to search or re-time: settle the leaders
-    round.tasks = ComparisonTasks(rt, &round.wait_until);
+    round.tasks = ComparisonTasks(rt);
     round.retimes = round.tasks.size();
   }
   return round;
@@ -159,7 +159,7 @@ std::optional<TaskRow> JobSearch::RetimeTask(JobRuntime* rt, int w, const Record
   return row;
 }
 
-std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt, std::optional<absl::Time>* wait_until) {
+std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt) {
   std::vector<TaskRow> tasks;
   if (rt->comparisons >= kMaxComparisons) return tasks;
   const bool first = rt->comparisons == 0;
@@ -184,10 +184,7 @@ std::vector<TaskRow> JobSearch::ComparisonTasks(JobRuntime* rt, std::optional<ab
     if (!to_compare) return tasks;
     const absl::Time now = absl::Now();
     if (!rt->compare_again_at) rt->compare_again_at = now + compare_again_after_ * (1 << (rt->comparisons - 1));
-    if (now < *rt->compare_again_at) {
-      *wait_until = rt->compare_again_at;
-      return tasks;
-    }
+    if (now < *rt->compare_again_at) return tasks;
     rt->compare_again_at.reset();
   }
   // The stamp tells the comparison's sessions from the records' earlier

@@ -24,9 +24,6 @@ struct PlannedRound {
   std::vector<TaskRow> tasks;
   size_t retimes = 0;
   SearchCost cost;
-  // With no tasks: not done, a comparison waits to be run again; plan the
-  // job's next round from this time on.
-  std::optional<absl::Time> wait_until;
 };
 
 class JobSearch {
@@ -55,8 +52,8 @@ class JobSearch {
   std::optional<TaskRow> RetimeTask(JobRuntime* rt, int w, const Record& record);
   // The final comparison (retiming.h), once per job, and again while it
   // ran at a busy moment (up to kMaxComparisons), each time after a pause
-  // (none yet while `*wait_until` is set: plan again then).
-  std::vector<TaskRow> ComparisonTasks(JobRuntime* rt, std::optional<absl::Time>* wait_until);
+  // (none yet while JobRuntime::compare_again_at is set).
+  std::vector<TaskRow> ComparisonTasks(JobRuntime* rt);
   // `cost` counts the programs the policies' cost models scored.
   std::vector<TaskRow> ProposeTasks(JobRuntime* rt, int want, SearchCost* cost);
   TaskRow MakeTask(JobRuntime* rt, int w, std::vector<schedule::Step> steps);

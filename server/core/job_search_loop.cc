@@ -22,7 +22,8 @@ void JobManagerImpl::SearchLoop() {
       if (rt->finished()) {
         rt->policies.clear();
         rt->feedback.clear();
-      } else if (dispatcher_->Outstanding(id) == 0 && absl::Now() >= rt->not_before) {
+      } else if (dispatcher_->Outstanding(id) == 0 &&
+                 (!rt->compare_again_at || absl::Now() >= *rt->compare_again_at)) {
         ready.push_back(rt.get());
       }
     }
@@ -52,10 +53,7 @@ void JobManagerImpl::NextRound(JobRuntime* rt, std::unique_lock<std::mutex>& loc
     cv_.notify_all();
     return;
   }
-  if (round.tasks.empty() && round.wait_until) {  // a comparison to run again, after its pause
-    rt->not_before = *round.wait_until;
-    return;
-  }
+  if (round.tasks.empty() && rt->compare_again_at) return;  // a comparison to run again, after its pause
   if (round.tasks.empty()) {
     // Trials left to issue but nothing new proposed: the search ran dry.
     FinishJob(rt, JobState::kDone,
