@@ -92,8 +92,9 @@ BuiltKernel BuildSchedule(const te::ComputeDagPtr& dag, const std::vector<schedu
       state = schedule::BindNaiveForGpu(*state, std::min<int64_t>(kNaiveGpuThreads,
                                                                   target.gpu->limits.max_threads_per_block));
     if (!state.ok()) return BuiltKernel::Failed(MeasureErrorKind::kLowerError, std::string(state.status().message()));
-    absl::StatusOr<lower::LoweredFunc> func =
-        lower::Lower(*state, lower::LowerOptions::ForTarget(target.gpu.has_value()));
+    lower::LowerOptions lower_options = lower::LowerOptions::ForTarget(target.gpu.has_value());
+    if (!target.gpu) lower_options.register_lanes = target.vector_lanes(4);
+    absl::StatusOr<lower::LoweredFunc> func = lower::Lower(*state, lower_options);
     if (!func.ok())
       return BuiltKernel::Failed(MeasureErrorKind::kLowerError, std::string(func.status().message()));
     if (int64_t n = lower::CountStmts(func->body); n > kMaxLoweredStmts)

@@ -41,6 +41,10 @@ const std::vector<TuningWorkload>& All() {
   static const std::vector<TuningWorkload> kAll = {
       {"matmul_1024", "matmul:M=1024,N=1024,K=1024",
        {{"openblas_sgemm", {"1024", "1024", "1024"}}, {"onednn_matmul", {"1024", "1024", "1024"}}}},
+      // A shape no vector width divides (1000 = 62 x 16 + 8): its vector
+      // tiles are 8, 40 or 50 lanes wide, cut into whole registers.
+      {"matmul_1000", "matmul:M=1000,N=1000,K=1000",
+       {{"openblas_sgemm", {"1000", "1000", "1000"}}, {"onednn_matmul", {"1000", "1000", "1000"}}}},
       {"matmul_128x3072x768", "matmul:M=128,N=3072,K=768",
        {{"openblas_sgemm", {"128", "3072", "768"}}, {"onednn_matmul", {"128", "3072", "768"}}}},
       // The conv as `tune` tunes it by default: its direct and Winograd forms

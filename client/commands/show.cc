@@ -76,6 +76,7 @@ int RunShow(const ShowArgs& args) {
       return Fail(args.out, absl::InvalidArgumentError("--cuda-source needs a GPU target: --target cuda:sm_XX"));
   }
   lower::LowerOptions lower_options = lower::LowerOptions::ForTarget(gpu);
+  if (!gpu) lower_options.register_lanes = target->vector_lanes(4);  // as the builder lowers
 
   schedule::State naive(w.dag);
   if (gpu) {

@@ -19,6 +19,10 @@ struct LowerOptions {
   bool unroll = true;
   // Turn `vectorize` loops into vector expressions (Ramp/Broadcast).
   bool vectorize = true;
+  // float32 lanes of the target's vector register (0: unknown). Vectorized
+  // loops whose width is not a power of two are cut into whole registers
+  // (passes/vectorize.h); what a CPU build lowers with.
+  int register_lanes = 0;
   // Take border tests out of the innermost loops and drop the multiply-adds
   // of padding (passes/partition_boundaries.h); with `unroll` only.
   bool partition_boundaries = true;

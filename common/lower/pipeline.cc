@@ -23,7 +23,7 @@ Stmt RunPasses(Stmt body, const LowerOptions& options) {
   // Simplify before vectorizing so indices are canonical sums (region
   // offsets cancel, guards that always hold are gone).
   body = SimplifyStmt(body);
-  if (options.vectorize) body = Vectorize(body);
+  if (options.vectorize) body = Vectorize(body, options.register_lanes);
   // Unroll after vectorizing: an unrolled loop around a vectorized one
   // copies vector statements, and each copy then simplifies to constant
   // offsets.

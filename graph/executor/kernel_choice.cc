@@ -1,5 +1,6 @@
 #include "graph/executor/kernel_choice.h"
 
+#include "common/codegen/target.h"
 #include "common/lower/lower.h"
 #include "common/schedule/state.h"
 
@@ -30,6 +31,7 @@ absl::StatusOr<lower::LoweredFunc> ChooseProgram(const GroupKernel& kernel, cons
                                                  const std::string& symbol, KernelInfo* info) {
   lower::LowerOptions options;
   options.name = symbol;
+  options.register_lanes = codegen::Target::Host().vector_lanes(4);  // built for this machine
   if (lookup) {
     if (std::optional<TunedSchedule> tuned = lookup(info->workload_key)) {
       // A stored schedule must replay and lower here (a record of another

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "common/lower/printer.h"
 #include "common/te/workload.h"
 #include "tests/lower/lower_test_util.h"
@@ -121,6 +123,47 @@ TEST(LowerTest, VectorizedInnerLoopBecomesRamps) {
   EXPECT_THAT(text, HasSubstr("ramp("));
   EXPECT_THAT(text, Not(HasSubstr("j.1, 0, 4")));  // the loop is gone
   EXPECT_EQ(CheckAgainstReference(s), "");
+}
+
+// A vectorized width that is not a power of two is cut into whole registers
+// and the lanes left over where widening it to the next power of two, as
+// LLVM does, would take more registers (passes/vectorize.h): 40 lanes in the
+// four 16-lane registers of 64 where three hold them. 28 lanes take two
+// either way and stay one vector. The pieces compute what the loop computed.
+TEST(LowerTest, AVectorWidthNotAPowerOfTwoIsCutIntoWholeRegisters) {
+  struct Case {
+    int n;
+    int register_lanes;
+    std::vector<int> widths;  // the vector statements' widths, in order
+  };
+  const std::vector<Case> cases = {
+      {40, 16, {32, 8}}, {48, 16, {32, 16}}, {36, 16, {32, 4}}, {40, 8, {32, 8}}, {24, 8, {16, 8}},
+      {28, 16, {28}},    {25, 16, {25}},     {12, 16, {12}},     {32, 16, {32}},  {40, 0, {40}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(absl::StrCat("N=", c.n, " in registers of ", c.register_lanes, " lanes"));
+    State s = Apply(absl::StrCat("matmul:M=3,N=", c.n, ",K=5"),
+                    {schedule::ReorderStep{2, {0, 2, 1}},  // i k j
+                     schedule::AnnotationStep{2, 2, IterAnnotation::kVectorize}});
+    LowerOptions options;
+    options.register_lanes = c.register_lanes;
+    std::string text = Printed(s, options);
+    int offset = 0;
+    for (int width : c.widths) {
+      // Each piece starts where the last ended; one lane is a scalar store.
+      if (width > 1) {
+        EXPECT_THAT(text, HasSubstr(absl::StrCat(", 1, ", width, ")")));
+      }
+      if (offset > 0) {
+        EXPECT_THAT(text, HasSubstr(absl::StrCat(" + ", offset, ")")));
+      }
+      offset += width;
+    }
+    if (c.widths.size() > 1) {
+      EXPECT_THAT(text, Not(HasSubstr(absl::StrCat(", 1, ", c.n, ")"))));
+    }
+    EXPECT_EQ(CheckAgainstReference(s, options), "");
+  }
 }
 
 TEST(LowerTest, NestedVectorizedLoopsVectorizeTheInnerOnly) {

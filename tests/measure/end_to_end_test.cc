@@ -73,6 +73,31 @@ TEST(EndToEndTest, TiledParallelVectorizedMatmulIsCorrectAndTimed) {
               r[1].median_seconds * 1e3, dag->flops() / r[1].median_seconds * 1e-9);
 }
 
+// Register tiles whose width is not a power of two (8 rows of 40 and of 36
+// lanes): their vectors are cut into whole registers of the host and the
+// lanes left over (lower/passes/vectorize.h: 32 + 8 and 32 + 4), compiled by
+// LLVM and checked against the reference.
+TEST(EndToEndTest, ATileWhoseWidthIsNotAPowerOfTwoIsCorrect) {
+  auto m = MakeTimingMeasurer();
+  ASSERT_NE(m, nullptr);
+  for (const char* spec : {"matmul:M=64,N=40,K=64", "matmul:M=64,N=36,K=64"}) {
+    SCOPED_TRACE(spec);
+    te::ComputeDagPtr dag = Workload(spec);
+    ASSERT_NE(dag, nullptr);
+    const int stage = dag->OutputOps()[0];
+    std::vector<Step> steps = {
+        SplitStep{stage, 0, {8}, true},      // i -> i.0 i.1 | j k
+        ReorderStep{stage, {0, 3, 1, 2}},    // i.0 k i.1 j
+        AnnotationStep{stage, 3, IterAnnotation::kVectorize},
+    };
+    std::vector<MeasureResult> r = m->Measure(dag, {steps});
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].error_kind, MeasureErrorKind::kNone) << r[0].error;
+    EXPECT_TRUE(r[0].correct);
+    EXPECT_LT(r[0].max_rel_error, 1e-3);
+  }
+}
+
 // A runner-only worker's path: a builder links the candidate into a shared
 // object (BuildRequest.shared_object), and the runner loads it with dlopen;
 // its parallel loops call the runner's exported thread pool.

@@ -4,6 +4,10 @@
 // whose body cannot be vectorized (inner loops, a condition on the loop
 // variable, a store every lane would write to the same element) stays a
 // loop marked vectorized, which code generation hands to LLVM's vectorizer.
+// Given the float32 lanes of the target's vector register, a width that is
+// not a power of two, and that widened to one would take more registers,
+// becomes pieces of whole registers and one for the lanes left over (40
+// lanes in 16-lane registers: 32, then 8).
 // A loop that would only copy lanes gathered one by one (strided reads, a
 // Winograd input tile) stays a rolled loop (vectorize.cc says why).
 #pragma once
@@ -35,7 +39,7 @@ std::optional<te::Expr> ContiguousBase(const te::Expr& index);
 // The scalar address of a vector index whose lanes are all equal.
 std::optional<te::Expr> UniformIndex(const te::Expr& index);
 
-Stmt Vectorize(const Stmt& body);
+Stmt Vectorize(const Stmt& body, int64_t register_lanes = 0);
 
 // Whether vector code (Vectorize's output) computes lanes and stores them
 // to elements that are neither contiguous nor one element: a scatter, which
