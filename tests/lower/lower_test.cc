@@ -166,6 +166,24 @@ TEST(LowerTest, AVectorWidthNotAPowerOfTwoIsCutIntoWholeRegisters) {
   }
 }
 
+// A vectorized tile that overruns its axis (N = 40 in tiles of 16: the last
+// has 8 lanes) tests each lane; where all of a tile's lanes are inside, it
+// runs as one vector statement, and only the last tile tests its lanes.
+TEST(LowerTest, AVectorizedTileThatOverrunsItsAxisIsOneVectorWhereItFits) {
+  State s = Apply("matmul:M=3,N=40,K=5", {schedule::SplitStep{2, 1, {16}, true},  // j -> j.0 j.1
+                                          schedule::ReorderStep{2, {0, 1, 3, 2}},  // i j.0 k j.1
+                                          schedule::AnnotationStep{2, 3, IterAnnotation::kVectorize}});
+  for (bool partition : {false, true}) {
+    SCOPED_TRACE(partition ? "partitioned" : "tests kept");
+    LowerOptions options;
+    options.partition_boundaries = partition;
+    std::string text = Printed(s, options);
+    EXPECT_THAT(text, HasSubstr(", 1, 16)"));           // the whole tiles' vectors
+    EXPECT_THAT(text, HasSubstr("vectorized (j.1"));    // the last tile's lanes, tested
+    EXPECT_EQ(CheckAgainstReference(s, options), "");
+  }
+}
+
 TEST(LowerTest, NestedVectorizedLoopsVectorizeTheInnerOnly) {
   State s = Apply(kMatmul, {schedule::SplitStep{2, 1, {4}, true},
                             schedule::AnnotationStep{2, 1, IterAnnotation::kVectorize},

@@ -98,6 +98,28 @@ TEST(EndToEndTest, ATileWhoseWidthIsNotAPowerOfTwoIsCorrect) {
   }
 }
 
+// A 16-lane tile over a 40-wide axis: two whole tiles as vectors, the last
+// (8 lanes) tested lane by lane (lower/passes/vectorize.cc,
+// VersionedAtTheEdge), compiled by LLVM and checked against the reference.
+TEST(EndToEndTest, AVectorTileThatOverrunsItsAxisIsCorrect) {
+  auto m = MakeTimingMeasurer();
+  ASSERT_NE(m, nullptr);
+  te::ComputeDagPtr dag = Workload("matmul:M=64,N=40,K=64");
+  ASSERT_NE(dag, nullptr);
+  const int stage = dag->OutputOps()[0];
+  std::vector<Step> steps = {
+      SplitStep{stage, 0, {8}, true},       // i -> i.0 i.1 | j k
+      SplitStep{stage, 2, {16}, true},      // j -> j.0 j.1 (3 x 16 over 40)
+      ReorderStep{stage, {0, 2, 4, 1, 3}},  // i.0 j.0 k i.1 j.1
+      AnnotationStep{stage, 4, IterAnnotation::kVectorize},
+  };
+  std::vector<MeasureResult> r = m->Measure(dag, {steps});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].error_kind, MeasureErrorKind::kNone) << r[0].error;
+  EXPECT_TRUE(r[0].correct);
+  EXPECT_LT(r[0].max_rel_error, 1e-3);
+}
+
 // A runner-only worker's path: a builder links the candidate into a shared
 // object (BuildRequest.shared_object), and the runner loads it with dlopen;
 // its parallel loops call the runner's exported thread pool.

@@ -3,6 +3,8 @@
 #include "common/lower/stmt_functor.h"
 #include "common/overloaded.h"
 #include "common/te/arith/simplify.h"
+#include "common/te/arith/sum_form.h"
+#include "common/te/expr_util.h"
 
 namespace tuneforge::lower {
 namespace {
@@ -169,6 +171,51 @@ Stmt VectorPieces(const For& loop, Stmt whole, int64_t register_lanes) {
   return MakeSeq(std::move(pieces));
 }
 
+// Whether `condition` is comparisons joined by && whose sides are linear in
+// `var` (it appears only as a term of a sum): each is then monotone in it,
+// and holds at every lane of [0, extent) when it holds at both ends.
+bool LinearTestsIn(const Expr& condition, const te::VarNode* var) {
+  const auto* test = condition.as<te::Binary>();
+  if (!test) return false;
+  if (test->op == te::BinOp::kAnd) return LinearTestsIn(test->a, var) && LinearTestsIn(test->b, var);
+  if (test->op != te::BinOp::kLT && test->op != te::BinOp::kLE && test->op != te::BinOp::kGT &&
+      test->op != te::BinOp::kGE)
+    return false;
+  for (const Expr& side : {test->a, test->b}) {
+    if (side.dtype().is_vector()) return false;
+    for (const te::arith::SumTerm& term : te::arith::ToSumForm(side).terms) {
+      const auto* ref = term.atom.as<te::VarRef>();
+      if (!(ref && ref->var.get() == var) && te::UsesVar(term.atom, var)) return false;
+    }
+  }
+  return true;
+}
+
+// A vectorized loop whose body is one test of its own variable: the partial
+// last tile of a split that does not divide its axis (`if (j0 + j < 1000)`),
+// which cannot be one vector statement. Where the test is linear in the
+// variable, every lane passes when both ends of the loop pass; the body then
+// runs as vector code (cut into registers as any other), else the loop runs
+// as it was, its lanes tested one by one: only the axis's last tile. The
+// test does not change inside the tile's reduction loop, so partitioning or
+// LLVM's unswitching asks it once above it. A 64-lane tile of matmul 1000^3
+// kept every tile a loop of tested lanes: 11.6 GFLOPS. Null when the loop
+// is not of that form.
+Stmt VersionedAtTheEdge(const For& loop, int64_t register_lanes) {
+  const IfThenElse* test = loop.body.as<IfThenElse>();
+  if (!test || test->else_case || !te::UsesVar(test->condition, loop.var.get()) ||
+      !LinearTestsIn(test->condition, loop.var.get()))
+    return Stmt();
+  Stmt vec = LoopVectorizer(loop.var, 0, static_cast<int>(loop.extent)).Run(test->then_case);
+  if (!vec) return Stmt();
+  auto at = [&](int64_t lane) {
+    return te::arith::Simplify(te::Substitute(test->condition, {{loop.var.get(), Expr(static_cast<int>(lane))}}));
+  };
+  Expr every_lane = te::arith::Simplify(te::LogicalAnd(at(0), at(loop.extent - 1)));
+  For unguarded{loop.var, loop.extent, loop.kind, test->then_case};
+  return MakeIf(every_lane, VectorPieces(unguarded, vec, register_lanes), MakeFor(loop.var, loop.extent, loop.kind, loop.body));
+}
+
 Stmt VectorizeLoops(const Stmt& s, int64_t register_lanes) {
   if (!s) return s;
   Stmt t = MapStmtChildren(s, [&](const Stmt& c) { return VectorizeLoops(c, register_lanes); });
@@ -183,7 +230,9 @@ Stmt VectorizeLoops(const Stmt& s, int64_t register_lanes) {
   if (vec && f->extent > kMaxGatheredCopyLanes && IsGatheringCopy(vec)) return RolledCopy(*f);
   // Any other loop this long is LLVM's to vectorize.
   if (f->extent > kMaxVectorLanes) return t;
-  return vec ? VectorPieces(*f, vec, register_lanes) : t;
+  if (vec) return VectorPieces(*f, vec, register_lanes);
+  Stmt versioned = VersionedAtTheEdge(*f, register_lanes);
+  return versioned ? versioned : t;
 }
 
 }  // namespace

@@ -3,7 +3,10 @@
 // stores, invariant ones broadcasts and the rest gathers/scatters. A loop
 // whose body cannot be vectorized (inner loops, a condition on the loop
 // variable, a store every lane would write to the same element) stays a
-// loop marked vectorized, which code generation hands to LLVM's vectorizer.
+// loop marked vectorized, which code generation hands to LLVM's vectorizer;
+// but a body that is one test linear in the loop variable (a tile that
+// overruns its axis) is vector code where every lane passes, and that loop
+// only where some do not (the axis's last tile).
 // Given the float32 lanes of the target's vector register, a width that is
 // not a power of two, and that widened to one would take more registers,
 // becomes pieces of whole registers and one for the lanes left over (40
