@@ -73,6 +73,15 @@ TEST(EndToEndTest, TiledParallelVectorizedMatmulIsCorrectAndTimed) {
               r[1].median_seconds * 1e3, dag->flops() / r[1].median_seconds * 1e-9);
 }
 
+// One schedule compiled, run and checked against the reference.
+void ExpectBuiltAndCorrect(Measurer& m, const te::ComputeDagPtr& dag, const std::vector<Step>& steps) {
+  std::vector<MeasureResult> r = m.Measure(dag, {steps});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].error_kind, MeasureErrorKind::kNone) << r[0].error;
+  EXPECT_TRUE(r[0].correct);
+  EXPECT_LT(r[0].max_rel_error, 1e-3);
+}
+
 // Register tiles whose width is not a power of two (8 rows of 40 and of 36
 // lanes): their vectors are cut into whole registers of the host and the
 // lanes left over (lower/passes/vectorize.h: 32 + 8 and 32 + 4), compiled by
@@ -90,11 +99,7 @@ TEST(EndToEndTest, ATileWhoseWidthIsNotAPowerOfTwoIsCorrect) {
         ReorderStep{stage, {0, 3, 1, 2}},    // i.0 k i.1 j
         AnnotationStep{stage, 3, IterAnnotation::kVectorize},
     };
-    std::vector<MeasureResult> r = m->Measure(dag, {steps});
-    ASSERT_EQ(r.size(), 1u);
-    EXPECT_EQ(r[0].error_kind, MeasureErrorKind::kNone) << r[0].error;
-    EXPECT_TRUE(r[0].correct);
-    EXPECT_LT(r[0].max_rel_error, 1e-3);
+    ExpectBuiltAndCorrect(*m, dag, steps);
   }
 }
 
@@ -113,11 +118,7 @@ TEST(EndToEndTest, AVectorTileThatOverrunsItsAxisIsCorrect) {
       ReorderStep{stage, {0, 2, 4, 1, 3}},  // i.0 j.0 k i.1 j.1
       AnnotationStep{stage, 4, IterAnnotation::kVectorize},
   };
-  std::vector<MeasureResult> r = m->Measure(dag, {steps});
-  ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(r[0].error_kind, MeasureErrorKind::kNone) << r[0].error;
-  EXPECT_TRUE(r[0].correct);
-  EXPECT_LT(r[0].max_rel_error, 1e-3);
+  ExpectBuiltAndCorrect(*m, dag, steps);
 }
 
 // A runner-only worker's path: a builder links the candidate into a shared
