@@ -23,6 +23,10 @@ struct HardwareParams {
   // becomes a vector or unrolled loop); a CPU reduction's is not capped
   // (InnermostLimit, annotation/tile_lengths.h).
   int64_t max_innermost_split_factor = 64;
+  // The share of CPU spatial splits drawn with an innermost tile that does
+  // not divide the loop (annotation/tile_lengths.h): register tiles such as
+  // AVX2's 6 x 16 on 1,024 rows, or whole vectors of 1,000 columns.
+  double overrun_tile_share = 0.25;
   // Longest loop (or fused loops) the annotation vectorizes.
   int64_t max_vectorize_extent = 64;
   // Parallel loops are fused until they have this many iterations per core.

@@ -84,6 +84,7 @@ class RegionInference {
         for (size_t d = 0; d < regions[s].extent.size(); ++d)
           stage.nodes[d].extent = regions[s].extent[d];
         RecomputeDerivedExtents(&stage);
+        if (PadToWholeTiles(&stage, &regions[s])) RecomputeDerivedExtents(&stage);
       }
       for (const Iterator& it : stage.iters)
         bounds_[vars_[s][it.node].get()] = IntInterval{0, stage.nodes[it.node].extent - 1};
@@ -92,6 +93,27 @@ class RegionInference {
   }
 
  private:
+  // An attached stage whose own split of an axis does not divide its region
+  // (24-lane tiles over 1,024 columns) computes whole tiles: its region grows
+  // to the tiles' span, past the tensor's end where it reaches it, so its
+  // buffer holds them and its loops need no test of their own; lowering
+  // drops the test of the tensor's end too where that is safe
+  // (CanOverrunTheEdge, lower/passes/build_loop_nest.cc).
+  static bool PadToWholeTiles(Stage* stage, Region* region) {
+    bool padded = false;
+    for (const IterRelation& rel : stage->relations) {
+      const auto* split = std::get_if<SplitRelation>(&rel);
+      if (!split || split->parent >= static_cast<int>(region->extent.size())) continue;
+      int64_t span = 1;
+      for (int c : split->children) span *= stage->nodes[c].extent;
+      if (span <= region->extent[split->parent]) continue;
+      region->extent[split->parent] = span;
+      stage->nodes[split->parent].extent = span;
+      padded = true;
+    }
+    return padded;
+  }
+
   static void ResetToShape(Stage* s) {
     if (s->is_placeholder()) return;
     for (size_t d = 0; d < s->op->axes.size(); ++d) s->nodes[d].extent = s->op->axes[d].extent;
@@ -192,7 +214,16 @@ class RegionInference {
         min_form.constant = lo;
       }
       int64_t extent = hi - lo + 1;
-      if (!same_fixed || extent >= shape) {
+      // Consumers whose tiles overrun the tensor's end (splits that do not
+      // divide it) read past it from its start: the region keeps that span,
+      // so the stage's own loops are whole tiles too, and its elements past
+      // the end are computed untested where that is safe (lowering's
+      // CanOverrunTheEdge), never stored to the tensor.
+      const bool past_the_end = same_fixed && lo == 0 && extent > shape && min_form.terms.empty();
+      if (past_the_end) {
+        region.min.push_back(te::Expr(0));
+        region.extent.push_back(extent);
+      } else if (!same_fixed || extent >= shape) {
         // The whole dimension: the accesses could not be bounded more tightly
         // (or they span it anyway).
         region.min.push_back(te::Expr(0));

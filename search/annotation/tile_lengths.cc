@@ -54,4 +54,21 @@ std::vector<int64_t> RandomTileLengths(int64_t extent, int count, int64_t max_in
   return lengths;
 }
 
+std::optional<std::vector<int64_t>> RandomOverrunTileLengths(int64_t extent, int count, int64_t max_innermost,
+                                                             int64_t multiple_of, std::mt19937_64& rng) {
+  if (count < 1 || multiple_of < 1) return std::nullopt;
+  std::vector<int64_t> choices;
+  for (int64_t length = multiple_of; length <= std::min(max_innermost, extent - 1); length += multiple_of) {
+    const int64_t tiles = (extent + length - 1) / length;
+    if (length > 1 && extent % length != 0 && (tiles * length - extent) * 16 <= extent) choices.push_back(length);
+  }
+  if (choices.empty()) return std::nullopt;
+  const int64_t innermost = choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)];
+  const int64_t tiles = (extent + innermost - 1) / innermost;
+  std::vector<int64_t> lengths =
+      count == 1 ? std::vector<int64_t>{} : RandomTileLengths(tiles, count - 1, tiles, rng);
+  lengths.push_back(innermost);
+  return lengths;
+}
+
 }  // namespace tuneforge::search

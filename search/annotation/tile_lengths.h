@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -35,5 +36,15 @@ int64_t DividingVectorLength(int64_t extent, int vector_lanes);
 // most `max_innermost`.
 std::vector<int64_t> RandomTileLengths(int64_t extent, int count, int64_t max_innermost,
                                        std::mt19937_64& rng);
+
+// Lengths as RandomTileLengths, but with an innermost tile that does not
+// divide `extent` (the last tile runs past the end): a multiple of
+// `multiple_of` of at most `max_innermost`, wasting at most a sixteenth of
+// the loop, the outer levels dividing the number of tiles. The register
+// tiles divisors cannot give: 6 rows of 1,024 with two AVX2 vectors each
+// (oneDNN's AVX2 kernel), three vectors of 1,000 or 1,024 columns. nullopt
+// where no length qualifies.
+std::optional<std::vector<int64_t>> RandomOverrunTileLengths(int64_t extent, int count, int64_t max_innermost,
+                                                             int64_t multiple_of, std::mt19937_64& rng);
 
 }  // namespace tuneforge::search

@@ -55,9 +55,15 @@ ProgramSpace ProgramSpace::Of(const schedule::State& program, const HardwarePara
       const int64_t extent = node.extent;
       int64_t product = 1;
       for (int64_t l : split->lengths) product *= l;
+      // An overrunning split (its innermost tile does not divide the loop)
+      // also moves its outer levels over the divisors of its tile count.
+      std::vector<int64_t> outer_values = Divisors(extent);
+      const int64_t innermost = split->inner_to_outer ? split->lengths.back() : 0;
+      if (innermost > 0 && extent % product != 0)
+        for (int64_t d : Divisors((extent + innermost - 1) / innermost)) InsertOwn(&outer_values, d);
       for (size_t level = 0; level < split->lengths.size(); ++level) {
         Knob k = MakeKnob(KnobKind::kSplitLength, i, static_cast<int>(level));
-        k.values = Divisors(extent);
+        k.values = level + 1 < split->lengths.size() ? outer_values : Divisors(extent);
         k.origin = InsertOwn(&k.values, split->lengths[level]);
         found.push_back(std::move(k));
       }
@@ -139,9 +145,13 @@ absl::StatusOr<schedule::State> ProgramSpace::At(const SpacePoint& point) const 
     const auto& split = std::get<schedule::SplitStep>(steps[limits.step]);
     int64_t product = 1;
     for (int64_t l : split.lengths) product *= l;
-    if (product > limits.extent || (limits.divides && limits.extent % product != 0))
-      return absl::OutOfRangeError("the split's lengths no longer fit its loop");
     const int64_t innermost = split.inner_to_outer ? split.lengths.back() : limits.extent / product;
+    // An overrunning split may span the loop's tiles of `innermost`, past its end.
+    const int64_t span = limits.divides || !split.inner_to_outer
+                             ? limits.extent
+                             : (limits.extent + innermost - 1) / innermost * innermost;
+    if (product > span || (limits.divides && limits.extent % product != 0))
+      return absl::OutOfRangeError("the split's lengths no longer fit its loop");
     if (innermost > limits.max_innermost)
       return absl::OutOfRangeError("the split's innermost length exceeds the target's limit");
   }

@@ -294,5 +294,86 @@ TEST(LayoutRewriteTest, APrecomputedStagesScheduleDoesNotChangeThePrepack) {
   EXPECT_EQ(testing::CheckAgainstReference(scheduled), "");
 }
 
+
+// Stores into `name` that sit under a test (an if) anywhere in `body`.
+int GuardedStoresInto(const Stmt& body, const std::string& name) {
+  int n = 0;
+  VisitStmts(body, [&](const Stmt& s) {
+    if (const IfThenElse* branch = s.as<IfThenElse>())
+      n += StoresInto(branch->then_case, name) + StoresInto(branch->else_case, name);
+  });
+  return n;
+}
+
+// A tuned matmul's shape: C computed in a 6 x 16 local tile (C.local) at
+// each (i.0, j.0), with B's 8 x 16 panel copied (packed, where B is a
+// constant) at each k.0 where `copy_b`. N = 40 is not a multiple of 16: the
+// last column tile runs 8 columns past the end.
+State OverrunningTileMatmul(const te::ComputeDagPtr& dag, bool copy_b) {
+  const int b = copy_b ? 1 : 0;  // the copy B.local is stage 2, shifting C.local and C
+  const int local = 2 + b, out = 3 + b;
+  std::vector<schedule::Step> steps = {schedule::CacheWriteStep{2, "local"}};  // C.local 2, C 3
+  if (copy_b) steps.push_back(CacheReadStep{1, "local", {2}});
+  const int split_j = static_cast<int>(steps.size()) + 1;
+  for (schedule::Step step : std::vector<schedule::Step>{
+           SplitStep{local, 2, {8}, true},                        // C.local: i j k.0 k.1
+           SplitStep{local, 1, {16}, true},                       // i j.0 j.1 k.0 k.1
+           SplitStep{local, 0, {6}, true},                        // i.0 i.1 j.0 j.1 k.0 k.1
+           ReorderStep{local, {0, 2, 4, 5, 1, 3}},                // i.0 j.0 k.0 k.1 i.1 j.1
+           schedule::FollowSplitStep{out, 1, split_j, 1},         // C: i j.0 j.1
+           schedule::FollowSplitStep{out, 0, split_j + 1, 1},     // C: i.0 i.1 j.0 j.1
+           ReorderStep{out, {0, 2, 1, 3}},                        // C: i.0 j.0 i.1 j.1
+           ComputeAtStep{local, out, 1},                          // C.local at C's j.0
+           schedule::AnnotationStep{local, 5, schedule::IterAnnotation::kVectorize}})
+    steps.push_back(step);
+  if (copy_b) steps.push_back(ComputeAtStep{2, local, 2});  // B.local at C.local's k.0
+  State state(dag);
+  for (const schedule::Step& step : steps) {
+    absl::Status applied = state.Apply(step);
+    EXPECT_TRUE(applied.ok()) << applied;
+  }
+  return state;
+}
+
+// The local tile reads its own buffer and B's packed panels, which hold
+// whole tiles (zero past B's end): it computes its last tile's 8 columns
+// past the end too, with the same untested code as every other tile; only
+// the copy into C keeps to C's columns. So it does where B is an input
+// copied per call into B.local (the copy tests its columns and leaves those
+// past the end unset: NaN in the interpreter, which reach only columns no
+// one stores). Read from B itself, those columns would be loaded out of B's
+// bounds: there they stay tested. Each computes what the reference computes
+// (the interpreter also fails any load or store out of bounds).
+TEST(LayoutRewriteTest, ATileOverrunningItsAxisIsUntestedWhereItReadsOnlyWholeTiles) {
+  const std::string input_b =
+      "input A: float32[12, 16]\ninput B: float32[16, 40]\nC[i: 12, j: 40] = sum(A[i, k] * B[k, j], k: 16)\n";
+  struct Case {
+    std::string name;
+    te::ComputeDagPtr dag;
+    bool copy_b;
+    int packed;
+    bool tile_tested;
+  };
+  const std::vector<Case> cases = {
+      {"constant B, packed", testing::Dag("matmul:M=12,N=40,K=16"), true, 1, false},
+      {"input B, copied", Definition(input_b), true, 0, false},
+      {"input B, read directly", Definition(input_b), false, 0, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ASSERT_NE(c.dag, nullptr);
+    State state = OverrunningTileMatmul(c.dag, c.copy_b);
+    absl::StatusOr<LoweredFunc> f = Lower(state);
+    ASSERT_TRUE(f.ok()) << f.status();
+    EXPECT_EQ(f->num_packed, c.packed);
+    EXPECT_GT(StoresInto(f->body, "C.local"), 0);
+    EXPECT_EQ(GuardedStoresInto(f->body, "C.local") > 0, c.tile_tested) << ToString(*f);
+    EXPECT_EQ(testing::CheckAgainstReference(state), "");
+    LowerOptions plain;
+    plain.vectorize = plain.unroll = false;
+    EXPECT_EQ(testing::CheckAgainstReference(state, plain), "");
+  }
+}
+
 }  // namespace
 }  // namespace tuneforge::lower

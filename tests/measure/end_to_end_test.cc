@@ -121,6 +121,42 @@ TEST(EndToEndTest, AVectorTileThatOverrunsItsAxisIsCorrect) {
   ExpectBuiltAndCorrect(*m, dag, steps);
 }
 
+// Local accumulator tiles whose last tile runs past the end of C (a
+// constant B packed in whole tiles: lower/passes/build_loop_nest.cc,
+// CanOverrunTheEnd): a 6 x 16 tile over 64 x 40 (rows past the end stay
+// tested, A is read along them; columns do not), and a 3 x 24 tile computed
+// for whole rows, its 40 columns padded to two tiles of 24
+// (schedule/bound.cc, PadToWholeTiles). Compiled by LLVM for the host and
+// checked against the reference.
+TEST(EndToEndTest, LocalTilesComputedPastTheEndAreCorrect) {
+  auto m = MakeTimingMeasurer();
+  ASSERT_NE(m, nullptr);
+  te::ComputeDagPtr dag = Workload("matmul:M=64,N=40,K=64");
+  ASSERT_NE(dag, nullptr);
+  // A 0, B 1, B.local 2, C.local 3, C 4; C.local's i j k split, then
+  // ordered i.0 j.0 k.0 k.1 i.1 j.1.
+  auto tiled = [](int64_t rows, int64_t columns, int attach_at) {
+    return std::vector<Step>{
+        schedule::CacheWriteStep{2, "local"},
+        schedule::CacheReadStep{1, "local", {2}},
+        SplitStep{3, 2, {8}, true},
+        SplitStep{3, 1, {columns}, true},
+        SplitStep{3, 0, {rows}, true},
+        ReorderStep{3, {0, 2, 4, 5, 1, 3}},
+        schedule::FollowSplitStep{4, 1, 3, 1},
+        schedule::FollowSplitStep{4, 0, 4, 1},
+        ReorderStep{4, {0, 2, 1, 3}},
+        schedule::ComputeAtStep{3, 4, attach_at},  // 1: at C's j.0 (a tile), 0: at its i.0 (whole rows)
+        schedule::ComputeAtStep{2, 3, 2},
+        AnnotationStep{3, 5, IterAnnotation::kVectorize},
+    };
+  };
+  for (const auto& [steps, name] : {std::pair{tiled(6, 16, 1), "6 x 16 tiles"}, {tiled(3, 24, 0), "3 x 24, rows"}}) {
+    SCOPED_TRACE(name);
+    ExpectBuiltAndCorrect(*m, dag, steps);
+  }
+}
+
 // A runner-only worker's path: a builder links the candidate into a shared
 // object (BuildRequest.shared_object), and the runner loads it with dlopen;
 // its parallel loops call the runner's exported thread pool.

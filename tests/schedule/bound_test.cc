@@ -83,6 +83,36 @@ TEST(BoundTest, SplitFactorsClampToASmallerRegion) {
   EXPECT_EQ(s.stage(2).iter_node(1).extent, 4);
 }
 
+// Tiles that do not divide the region are whole tiles: the region grows to
+// their span, past the tensor's end where it reaches it, so the local buffer
+// holds them and their loops need no test of their own.
+TEST(BoundTest, TilesThatDoNotDivideTheRegionPadItToWholeTiles) {
+  // C.local's own split: its 5 columns in tiles of 2 are 3 tiles, 6 columns;
+  // the last column tile (j.0 = 3) then reaches column 21 of C's 20.
+  State own = TiledMatmul();
+  ASSERT_TRUE(own.Apply(SplitStep{2, 1, {2}, true}).ok()) << own.ToString();
+  ASSERT_TRUE(InferBound(&own).ok());  // a split alone does not infer again
+  EXPECT_EQ(own.stage(2).nodes[1].extent, 6);
+  LoopVars vars = MakeLoopVars(own);
+  absl::StatusOr<std::vector<Region>> regions = InferRegions(own, vars);
+  ASSERT_TRUE(regions.ok()) << regions.status();
+  EXPECT_EQ((*regions)[2].extent, (std::vector<int64_t>{4, 6}));
+
+  // The consumer's: C's 20 columns in tiles of 8 are read from column 0 to
+  // 23 inside C's row loop, where C.local is computed: 24 columns.
+  State consumer(Dag("matmul:M=12,N=20,K=7"));
+  for (Step step : std::vector<Step>{CacheWriteStep{2, "local"}, SplitStep{3, 1, {8}, true},
+                                     ComputeAtStep{2, 3, 0}})
+    ASSERT_TRUE(consumer.Apply(step).ok()) << consumer.ToString();
+  EXPECT_EQ(consumer.stage(2).nodes[0].extent, 1);
+  EXPECT_EQ(consumer.stage(2).nodes[1].extent, 24);
+  vars = MakeLoopVars(consumer);
+  regions = InferRegions(consumer, vars);
+  ASSERT_TRUE(regions.ok()) << regions.status();
+  EXPECT_EQ((*regions)[2].extent, (std::vector<int64_t>{1, 24}));
+  EXPECT_EQ(te::ToString((*regions)[2].min[1]), "0");
+}
+
 TEST(BoundTest, ConsumerOutsideTheLoopIsRejected) {
   // softmax's max stage is read by the exp stage and by the normalization:
   // placing it inside only one of them leaves the other without it.

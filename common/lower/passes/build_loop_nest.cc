@@ -3,6 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/lower/passes/auto_unroll.h"
 #include "common/schedule/node_values.h"
+#include "common/te/arith/interval.h"
+#include "common/te/arith/simplify.h"
 #include "common/te/expr_util.h"
 #include "common/te/tensor.h"
 
@@ -40,7 +42,11 @@ Expr AllOf(const std::vector<Expr>& conds) {
 
 class NestBuilder {
  public:
-  explicit NestBuilder(const LowerContext& ctx) : ctx_(ctx) {}
+  explicit NestBuilder(const LowerContext& ctx) : ctx_(ctx) {
+    for (int s = 0; s < ctx.state->num_stages(); ++s)
+      for (const schedule::Iterator& it : ctx.stage(s).iters)
+        loop_bounds_[ctx.vars[s][it.node].get()] = {0, ctx.stage(s).nodes[it.node].extent - 1};
+  }
 
   Stmt Build() {
     std::vector<Stmt> parts;
@@ -120,12 +126,14 @@ class NestBuilder {
     te::VarMap axis_map;
     std::vector<Expr> index;
     bool attached = std::holds_alternative<schedule::ComputeAtIter>(stage.location);
+    std::vector<EndTest> past_end;
     for (size_t d = 0; d < op.axes.size(); ++d) {
       Expr coord = ctx_.regions[s].min[d] + values[d];
       axis_map[op.axes[d].var.get()] = coord;
       index.push_back(values[d]);
       // An attached region may reach past the tensor at the edges.
       if (attached) {
+        past_end.push_back({guards.size(), coord, op.shape[d]});
         guards.push_back(coord < Expr(op.shape[d]));
         guards.push_back(coord >= Expr(0));
       }
@@ -149,8 +157,57 @@ class NestBuilder {
     } else {
       store = MakeStore(out, index, ReadsToLoads(te::Substitute(body, axis_map)));
     }
+    for (auto t = past_end.rbegin(); t != past_end.rend(); ++t)
+      if (CanOverrunTheEnd(s, *t, store, guards)) guards.erase(guards.begin() + static_cast<long>(t->position));
     Expr cond = AllOf(guards);
     return cond ? MakeIf(cond, store) : store;
+  }
+
+  // An attached stage's test that its point is inside the tensor along one
+  // axis: guards[position] is `coord < shape`.
+  struct EndTest {
+    size_t position;
+    Expr coord;
+    int64_t shape;
+  };
+
+  // Whether an attached stage's point may also be computed where its region
+  // reaches past the tensor's end along test.coord's axis (tiles that do not
+  // divide it): then its tiles all run the same untested code, the last one
+  // included. Those elements land in its own buffer, which holds the whole
+  // region, and no consumer stores them to a tensor (its own tests keep it
+  // inside), so it is safe when every load the point makes stays inside its
+  // buffer: one provably inside over the loops' whole ranges (a local or
+  // packed tile; a packed constant is zero past the tensor), or one that
+  // does not vary with the axis's loops (a matmul's A along j), which the
+  // other tests keep inside as before: this one holds for some value of
+  // those loops whatever the others are (the axis's first tile starts
+  // inside the tensor).
+  bool CanOverrunTheEnd(int s, const EndTest& test, const Stmt& store, const std::vector<Expr>& guards) const {
+    if (ctx_.options.gpu || ctx_.is_argument[s]) return false;
+    std::vector<const te::VarNode*> axis_vars;
+    te::PostOrderVisit(test.coord, [&](const Expr& x) {
+      if (const auto* ref = x.as<te::VarRef>()) axis_vars.push_back(ref->var.get());
+    });
+    bool safe = true, relies_on_other_tests = false;
+    auto check = [&](const Expr& e) {
+      te::PostOrderVisit(e, [&](const Expr& x) {
+        const auto* load = x.as<te::BufferLoad>();
+        if (!load || !safe) return;
+        for (size_t d = 0; d < load->indices.size() && safe; ++d) {
+          const Expr& index = load->indices[d];
+          auto range = te::arith::ConstBounds(te::arith::Simplify(index, loop_bounds_), loop_bounds_);
+          if (range && range->lo >= 0 && range->hi < load->buffer->shape[d]) continue;
+          for (const te::VarNode* v : axis_vars) safe = safe && !te::UsesVar(index, v);
+          relies_on_other_tests = true;
+        }
+      });
+    };
+    for (const Expr& g : guards) check(g);
+    if (const auto* st = store.as<Store>()) check(st->value);
+    if (!safe || !relies_on_other_tests) return safe;
+    std::optional<te::arith::IntInterval> coord = te::arith::ConstBounds(test.coord, loop_bounds_);
+    return coord && coord->lo < test.shape;
   }
 
   // Stages computed inside loop (s, node), each in its own buffer that
@@ -257,6 +314,7 @@ class NestBuilder {
   }
 
   const LowerContext& ctx_;
+  te::arith::VarBounds loop_bounds_;  // every loop variable's range
   GovernedLoops governed_;  // loops a stage's own pragma has marked
 };
 

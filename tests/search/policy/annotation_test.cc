@@ -61,6 +61,68 @@ TEST(TileLengthsTest, ProductDividesTheExtentAndTheInnermostIsBounded) {
   }
 }
 
+// Overrunning tiles: whole vectors (here of 8 lanes) that do not divide the
+// loop, wasting at most a sixteenth of it, over outer levels that divide
+// the number of tiles; none where every such length wastes more.
+TEST(TileLengthsTest, AnOverrunningTileIsWholeVectorsThatDoNotDivideTheLoop) {
+  Rng rng(5);
+  std::set<int64_t> innermost;
+  for (int64_t extent : {1000, 1024, 136}) {
+    for (int k = 0; k < 100; ++k) {
+      std::optional<std::vector<int64_t>> l = RandomOverrunTileLengths(extent, 3, 64, 8, rng);
+      ASSERT_TRUE(l.has_value()) << extent;
+      ASSERT_EQ(l->size(), 3u);
+      const int64_t inner = (*l)[2], tiles = (extent + inner - 1) / inner;
+      EXPECT_EQ(inner % 8, 0);
+      EXPECT_LE(inner, 64);
+      EXPECT_NE(extent % inner, 0) << extent << " by " << inner;
+      EXPECT_LE((tiles * inner - extent) * 16, extent) << extent << " by " << inner;
+      EXPECT_EQ(tiles % ((*l)[0] * (*l)[1]), 0) << extent << " by " << inner;
+      if (extent == 1000) innermost.insert(inner);
+    }
+  }
+  // 1,000 = 125 x 8: 16, 24, 32, 48, 56 and 64 lanes overrun it (40 divides it).
+  EXPECT_THAT(innermost, ::testing::ElementsAre(16, 24, 32, 48, 56, 64));
+  // Rows: any length up to the limit. 6 of 1,024 is 171 tiles (1,026 rows).
+  bool six = false;
+  for (int k = 0; k < 200 && !six; ++k) six = RandomOverrunTileLengths(1024, 2, 16, 1, rng)->back() == 6;
+  EXPECT_TRUE(six);
+  EXPECT_FALSE(RandomOverrunTileLengths(14, 2, 64, 8, rng).has_value());  // 16 wastes 2 of 14
+  EXPECT_FALSE(RandomOverrunTileLengths(64, 2, 64, 8, rng).has_value());  // multiples of 8 divide or waste 8+
+}
+
+// With every spatial split drawn overrunning where it can, the samples hold
+// tiles that do not divide their loops (a 6-row tile of 64, 48 lanes of
+// 136), and each replays and computes what the reference computes.
+TEST(AnnotationTest, OverrunningTilesAreSampledAndCorrect) {
+  Rng rng(9);
+  HardwareParams hw = TwoCores();
+  hw.overrun_tile_share = 1.0;
+  te::Workload w = MustParse("matmul:M=64,N=136,K=8");
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateCpuSketches(w.dag, hw);
+  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  int overrunning = 0, samples = 0;
+  for (const Sketch& sketch : *sketches) {
+    for (int k = 0; k < 3; ++k, ++samples) {
+      absl::StatusOr<schedule::State> s = SampleInitState(sketch.state, hw, rng);
+      ASSERT_TRUE(s.ok()) << s.status();
+      ASSERT_TRUE(Replays(*s)) << s->ToString();
+      bool overruns = false;
+      for (const schedule::Step& step : s->steps()) {
+        const auto* split = std::get_if<schedule::SplitStep>(&step);
+        if (!split) continue;
+        int64_t product = 1;
+        for (int64_t l : split->lengths) product *= l;
+        const int64_t extent = split->iter == 0 ? 64 : split->iter == 1 ? 136 : 8;
+        overruns = overruns || (split->lengths.size() > 1 && extent % product != 0);
+      }
+      overrunning += overruns ? 1 : 0;
+      EXPECT_EQ(CheckAgainstReference(w, *s, 3 + k), "") << s->ToString();
+    }
+  }
+  EXPECT_GT(overrunning, samples / 2);
+}
+
 TEST(AnnotationTest, EverySampleReplaysAndMatchesTheReference) {
   Rng rng(7);
   for (const std::string& spec : kWorkloads) {

@@ -82,6 +82,34 @@ TEST(ProgramSpaceTest, TheOriginIsTheProgramAndEachKnobSetsItsOwnStep) {
   EXPECT_TRUE(kinds.count(KnobKind::kComputeAt));  // the padding's place
 }
 
+// A program whose tiles overrun their loops (the last of 43 tiles of 24
+// columns ends at 1,032 of 1,024) is a point of its space too: its origin is
+// the program, and moving a split's outer level over the divisors of its
+// tile count (43: 1 or 43) gives programs that replay.
+TEST(ProgramSpaceTest, AProgramWithOverrunningTilesIsItsOwnOrigin) {
+  te::Workload w = MustParse("matmul:M=1024,N=1024,K=64");
+  HardwareParams hw = FourCores();
+  hw.overrun_tile_share = 1.0;
+  int overrunning = 0, moved = 0;
+  for (const schedule::State& program : Samples(w, hw, 2, 3)) {
+    bool overruns = false;
+    for (const schedule::Step& step : program.steps())
+      if (const auto* split = std::get_if<schedule::SplitStep>(&step); split && split->lengths.size() > 1)
+        overruns = overruns || 1024 % split->lengths.back() != 0;
+    if (!overruns) continue;
+    ++overrunning;
+    ProgramSpace space = ProgramSpace::Of(program, hw);
+    absl::StatusOr<schedule::State> origin = space.At(space.Origin());
+    ASSERT_TRUE(origin.ok()) << origin.status() << "\n" << program.ToString();
+    EXPECT_EQ(origin->Hash(), program.Hash());
+    std::mt19937_64 rng(2);
+    for (const SpacePoint& p : Neighbours(space, space.Origin(), 1, 2 * space.knobs().size(), rng))
+      if (space.At(p).ok()) ++moved;
+  }
+  EXPECT_GT(overrunning, 0);
+  EXPECT_GT(moved, overrunning);
+}
+
 TEST(ProgramSpaceTest, PointsOutsideTheSpaceOrBreakingASplitAreRefused) {
   te::Workload w = MustParse("matmul:M=64,N=64,K=64");
   schedule::State program = Samples(w, OneCore(), 1, 3).at(0);
@@ -179,10 +207,10 @@ struct DropletRun {
 };
 
 DropletRun RunDroplet(const te::Workload& w, double noise, const DropletOptions& options, int rounds,
-                      int64_t best_length = 4) {
+                      int64_t best_length = 4, const HardwareParams& hw = OneCore()) {
   DropletRun run;
   std::unique_ptr<SearchPolicy> policy =
-      MakeDropletPolicy(w.dag, OneCore(), OneThreadXGBoost(), 4, options, testing::SmallAnsorOptions(1), &run.stats);
+      MakeDropletPolicy(w.dag, hw, OneThreadXGBoost(), 4, options, testing::SmallAnsorOptions(1), &run.stats);
   absl::flat_hash_set<uint64_t> proposed, code;
   std::mt19937_64 rng(8);
   for (int round = 0; round < rounds; ++round) {
@@ -226,13 +254,16 @@ TEST(DropletPolicyTest, DescendsFromAnsorsBestToFasterNeighbours) {
 // 1 ms, rare among random samples); the surface is separable in the splits,
 // so a descent that only moves (the Ansor phase does not come back: stop
 // when exhausted) reaches it from wherever Ansor's phase left its best, each
-// move a significant win.
+// move a significant win. The surface scores tiles that divide their loops:
+// the samples here are drawn among those only (no overrunning tiles).
 TEST(DropletPolicyTest, TheDescentReachesTheKnownOptimumOfASyntheticSurface) {
   te::Workload w = MustParse("matmul:M=128,N=128,K=128");
   DropletOptions options;
   options.after = 16;
   options.stop_when_exhausted = true;
-  DropletRun run = RunDroplet(w, 0.002, options, 80, /*best_length=*/16);
+  HardwareParams dividing = OneCore();
+  dividing.overrun_tile_share = 0;
+  DropletRun run = RunDroplet(w, 0.002, options, 80, /*best_length=*/16, dividing);
   ASSERT_GE(run.stats.descents, 1);
   EXPECT_GT(run.best_at_descent, 1.3e-3) << "Ansor's phase came close to the optimum: too little left to descend";
   EXPECT_GE(run.stats.moves, 2);
