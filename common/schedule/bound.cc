@@ -98,7 +98,7 @@ class RegionInference {
   // to the tiles' span, past the tensor's end where it reaches it, so its
   // buffer holds them and its loops need no test of their own; lowering
   // drops the test of the tensor's end too where that is safe
-  // (CanOverrunTheEdge, lower/passes/build_loop_nest.cc).
+  // (CanOverrunTheEnd, lower/passes/build_loop_nest.cc).
   static bool PadToWholeTiles(Stage* stage, Region* region) {
     bool padded = false;
     for (const IterRelation& rel : stage->relations) {
@@ -218,7 +218,7 @@ class RegionInference {
       // divide it) read past it from its start: the region keeps that span,
       // so the stage's own loops are whole tiles too, and its elements past
       // the end are computed untested where that is safe (lowering's
-      // CanOverrunTheEdge), never stored to the tensor.
+      // CanOverrunTheEnd), never stored to the tensor.
       const bool past_the_end = same_fixed && lo == 0 && extent > shape && min_form.terms.empty();
       if (past_the_end) {
         region.min.push_back(te::Expr(0));
